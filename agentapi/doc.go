@@ -1,0 +1,27 @@
+// Package agentapi is the contract between a workflow run and the providers
+// that run its sub-agents ("children").
+//
+// A Provider has a name, declares its Capabilities, and runs one child to
+// completion under a context.Context. The run side (package runtime) builds a
+// Request from an agent() call, checks it against the provider's
+// capabilities with CheckOptions before anything starts, and turns the Result
+// back into a script value.
+//
+// Two kinds of failure are kept apart on purpose:
+//
+//   - A child that failed at its task (the model gave up, timed out, returned
+//     output that does not match the schema, was rate limited) is data: Run
+//     returns a Result whose Status is not StatusCompleted and whose Failure
+//     names the kind. The script sees null and goes on.
+//   - An error returned by Run means the provider itself is broken or
+//     misconfigured (no API key, a bug). The run fails with AGENT_START.
+//
+// Providers must honour ctx: when it is cancelled or its deadline passes they
+// should return promptly (the run waits only a short grace for them, then
+// drops the late result). A Provider is used by many goroutines at once.
+//
+// This package imports only the standard library; providers live in
+// sub-packages (agentapi/fake, and later openai and command) and bring their
+// own client libraries. Sub-package agentapi/schema validates structured
+// output with a real JSON Schema validator.
+package agentapi

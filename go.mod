@@ -1,0 +1,3 @@
+module github.com/wfrun/wfrun
+
+go 1.26
