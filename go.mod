@@ -15,6 +15,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
+	golang.org/x/net v0.27.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.16.0 // indirect
 )
