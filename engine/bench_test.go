@@ -1,0 +1,164 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	stdruntime "runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/fake"
+	"github.com/wfrun/wfrun/engine"
+)
+
+// The figures these benchmarks produce are recorded in docs/benchmarks.md.
+// Run: go test -run '^$' -bench . -benchtime 3s ./engine/
+
+// BenchmarkTrivialRun measures Start → result for meta + one agent() +
+// return, through the public API with the fake provider at zero delay. It
+// reports the median and 99th percentile latency.
+func BenchmarkTrivialRun(b *testing.B) {
+	eng, _ := engine.New(engine.Config{})
+	defer eng.Close(context.Background())
+	req := engine.WorkflowStartRequest{Script: trivial, Parent: "bench"}
+	if res := eng.Run(context.Background(), req); res.StopReason != engine.StopCompleted {
+		b.Fatalf("%+v", res)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		run, err := eng.Start(context.Background(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run.Wait()
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	reportPercentiles(b, lat)
+}
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	p := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Nanoseconds()) / 1e3 }
+	b.ReportMetric(p(0.50), "p50-µs")
+	b.ReportMetric(p(0.99), "p99-µs")
+}
+
+// BenchmarkPromiseAll4Throughput runs a 4-agent Promise.all script from
+// many goroutines at once and reports completed runs per second.
+func BenchmarkPromiseAll4Throughput(b *testing.B) {
+	eng, _ := engine.New(engine.Config{})
+	defer eng.Close(context.Background())
+	req := engine.WorkflowStartRequest{Parent: "bench", Script: `export const meta = { name: 'four', description: 'four agents at once' }
+const r = await Promise.all(['a', 'b', 'c', 'd'].map(x => agent('task ' + x)))
+return r.length`}
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	t0 := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if res := eng.Run(context.Background(), req); res.StopReason != engine.StopCompleted {
+				b.Errorf("%+v", res)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "runs/s")
+}
+
+// BenchmarkFanOutPerAgent measures the engine's cost per agent() call in one
+// run that fans out to 10,000 children with Promise.all.
+func BenchmarkFanOutPerAgent(b *testing.B) {
+	const n = 10000
+	eng, _ := engine.New(engine.Config{MaxTotalAgents: n})
+	defer eng.Close(context.Background())
+	req := engine.WorkflowStartRequest{Parent: "bench", Script: `export const meta = { name: 'fan', description: 'fan out' }
+const r = await Promise.all(Array.from({ length: ` + strconv.Itoa(n) + ` }, (_, i) => agent('item ' + i)))
+return r.length`}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res := eng.Run(context.Background(), req)
+		if string(res.Value) != strconv.Itoa(n) {
+			b.Fatalf("%+v", res)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n)/1e3, "µs/agent")
+}
+
+// gatedProvider holds every child until release is closed.
+type gatedProvider struct {
+	release chan struct{}
+	started sync.WaitGroup
+}
+
+func (p *gatedProvider) Name() string                         { return "gated" }
+func (p *gatedProvider) Capabilities() agentapi.Capabilities { return agentapi.All() }
+func (p *gatedProvider) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+	p.started.Done()
+	select {
+	case <-p.release:
+	case <-ctx.Done():
+	}
+	return agentapi.Result{Status: agentapi.StatusCompleted, Text: "ok"}, nil
+}
+
+// BenchmarkLiveRuns10000 starts 10,000 runs that each await one slow child
+// and reports the process's resident memory while all of them are alive.
+func BenchmarkLiveRuns10000(b *testing.B) {
+	const n = 10000
+	for i := 0; i < b.N; i++ {
+		stdruntime.GC()
+		before := rssMiB()
+		p := &gatedProvider{release: make(chan struct{})}
+		p.started.Add(n)
+		eng, _ := engine.New(engine.Config{Providers: []agentapi.Provider{p}, DefaultProvider: "gated"})
+		req := engine.WorkflowStartRequest{Parent: "bench", Script: trivial}
+		runs := make([]*engine.Run, n)
+		for j := range runs {
+			r, err := eng.Start(context.Background(), req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runs[j] = r
+		}
+		p.started.Wait()
+		during := rssMiB()
+		close(p.release)
+		for _, r := range runs {
+			if res := r.Wait(); res.StopReason != engine.StopCompleted {
+				b.Fatalf("%+v", res)
+			}
+		}
+		_ = eng.Close(context.Background())
+		b.ReportMetric(during, "RSS-MiB")
+		b.ReportMetric(during-before, "added-MiB")
+	}
+}
+
+// rssMiB reads the resident set size from /proc (Linux).
+func rssMiB() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			var kb float64
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:")), "%f", &kb)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+var _ = fake.New

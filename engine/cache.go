@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/wfrun/wfrun/meta"
+	"github.com/wfrun/wfrun/sandbox"
+)
+
+// compiled is the outcome of checking one script source: the compiled
+// script and its static meta, or the pre-check error. Immutable.
+type compiled struct {
+	script *sandbox.Script
+	meta   json.RawMessage // nil when the script has no `export const meta`
+	err    error
+}
+
+// scriptCache keeps compiled scripts by name and source, so identical
+// scripts are parsed and compiled once and share one goja.Program across
+// runs. It is bounded; when full, an arbitrary entry is evicted.
+type scriptCache struct {
+	mu    sync.Mutex
+	limit int
+	m     map[cacheKey]*compiled
+}
+
+type cacheKey struct{ name, src string }
+
+func (c *scriptCache) get(name, src string) *compiled {
+	k := cacheKey{name, src}
+	c.mu.Lock()
+	if e, ok := c.m[k]; ok {
+		c.mu.Unlock()
+		return e
+	}
+	c.mu.Unlock()
+
+	e := compile(name, src)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[cacheKey]*compiled)
+	}
+	if len(c.m) >= c.limit {
+		for old := range c.m {
+			delete(c.m, old)
+			break
+		}
+	}
+	c.m[k] = e
+	return e
+}
+
+func compile(name, src string) *compiled {
+	s, err := sandbox.Parse(name, src)
+	if err != nil {
+		return &compiled{err: err}
+	}
+	lit, pos := s.MetaLiteral()
+	if lit == nil {
+		return &compiled{script: s}
+	}
+	raw, err := meta.FromLiteral(lit, pos)
+	if err != nil {
+		return &compiled{err: err}
+	}
+	return &compiled{script: s, meta: raw}
+}

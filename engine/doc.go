@@ -1,0 +1,26 @@
+// Package engine is wfrun's public Go API: it checks workflow scripts, starts
+// runs, and settles each run into one WorkflowResult.
+//
+// An Engine carries configuration, providers and limits; two engines in one
+// process share nothing. Start does every pre-check (parse, meta, provider,
+// caps, args) synchronously, before any JavaScript runs, and then runs the
+// script on its own goroutine in its own goja VM:
+//
+//	eng, _ := engine.New(engine.Config{})          // provider "fake"
+//	run, err := eng.Start(ctx, engine.WorkflowStartRequest{Script: src, Parent: "cli"})
+//	if err != nil {
+//		res := engine.FailedResult("", err)         // a failed pre-check as a result
+//	}
+//	res := run.Wait()                               // also after run.Cancel("why")
+//
+// Identical scripts are compiled once and share one program across runs.
+// Every run emits the events of DESIGN.md §5 to Config.Events and to the
+// request's OnEvent: run.start first, run.end last, and every agent.start
+// paired with one agent.end before run.end.
+//
+// Close cancels the runs still going and waits for every goroutine they
+// started, so that an embedding program (or a test with goleak) can know that
+// nothing outlives the engine.
+//
+// Place: cmd → engine → runtime → sandbox; engine also uses meta and agentapi.
+package engine

@@ -1,0 +1,359 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/fake"
+	"github.com/wfrun/wfrun/internal/wferr"
+	"github.com/wfrun/wfrun/meta"
+	"github.com/wfrun/wfrun/runtime"
+	"github.com/wfrun/wfrun/sandbox"
+)
+
+// Defaults for a zero Config.
+const (
+	DefaultProvider     = "fake"
+	DefaultMaxAgents    = runtime.DefaultMaxAgents
+	DefaultConcurrency  = runtime.DefaultConcurrency
+	DefaultMaxItems     = runtime.DefaultMaxItems
+	DefaultRunTimeout   = time.Hour
+	DefaultCancelGrace  = runtime.DefaultCancelGrace
+	DefaultScriptCache  = 256
+	defaultScriptName   = "script.js"
+	maxParentLength     = 256
+	maxArgsBytes        = 8 << 20
+	maxMetaRequestBytes = 64 << 10
+)
+
+// Config configures an Engine. The zero value is a working engine whose
+// only provider is "fake", with the limits of DESIGN.md.
+type Config struct {
+	// Providers are registered in addition to "fake" (which is always
+	// present unless a provider of that name is given here).
+	Providers []agentapi.Provider
+	// DefaultProvider names the provider used when a request names none;
+	// "" means "fake".
+	DefaultProvider string
+	// FakeRules configures the built-in fake provider.
+	FakeRules *fake.Rules
+
+	// MaxTotalAgents is the ceiling of accepted agent() calls per run;
+	// requests may lower it, never raise it. 0 means 1000.
+	MaxTotalAgents int
+	// Concurrency is the number of children of one run that may run at
+	// once; further calls wait in FIFO order. 0 means 16.
+	Concurrency int
+	// MaxItems caps the items of one parallel() or pipeline() call. 0 means 4096.
+	MaxItems int
+	// RunTimeout is the default deadline of a run; 0 means one hour and a
+	// negative value means none.
+	RunTimeout time.Duration
+	// AgentTimeout is the default timeout of one child; 0 means none.
+	AgentTimeout time.Duration
+	// BudgetTokens is the default token budget of a run; 0 means none.
+	BudgetTokens int64
+	// CancelGrace is how long a cancelled child's provider may take to
+	// return before the run ends it and drops its late result. 0 means 2s.
+	CancelGrace time.Duration
+	// MaxResultBytes limits the JSON size of a run's value. 0 means 16 MiB.
+	MaxResultBytes int
+	// MaxCallStackSize limits script recursion. 0 means the sandbox default.
+	MaxCallStackSize int
+
+	// WorkflowsDir is where workflow(name) finds saved workflows; "" disables it.
+	WorkflowsDir string
+
+	// Events, if set, receives every event of every run. It is called from
+	// several goroutines (one call at a time per run) and must not block
+	// for long.
+	Events func(Event)
+
+	// ScriptCache is how many compiled scripts are kept; 0 means 256.
+	ScriptCache int
+}
+
+// Engine starts and tracks workflow runs. It is safe for concurrent use; two
+// engines in one process share nothing.
+type Engine struct {
+	cfg       Config
+	providers agentapi.Registry
+	cache     scriptCache
+
+	mu     sync.Mutex
+	runs   map[string]*Run
+	closed bool
+	drain  sync.WaitGroup // runs and their child goroutines
+}
+
+// New returns an engine for cfg.
+func New(cfg Config) (*Engine, error) {
+	if cfg.DefaultProvider == "" {
+		cfg.DefaultProvider = DefaultProvider
+	}
+	if cfg.MaxTotalAgents <= 0 {
+		cfg.MaxTotalAgents = DefaultMaxAgents
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.MaxItems <= 0 {
+		cfg.MaxItems = DefaultMaxItems
+	}
+	if cfg.RunTimeout == 0 {
+		cfg.RunTimeout = DefaultRunTimeout
+	}
+	if cfg.CancelGrace <= 0 {
+		cfg.CancelGrace = DefaultCancelGrace
+	}
+	if cfg.ScriptCache <= 0 {
+		cfg.ScriptCache = DefaultScriptCache
+	}
+	e := &Engine{cfg: cfg, runs: make(map[string]*Run)}
+	e.cache.limit = cfg.ScriptCache
+	hasFake := false
+	for _, p := range cfg.Providers {
+		if p == nil {
+			return nil, fmt.Errorf("engine: Config.Providers holds a nil provider")
+		}
+		if err := e.providers.Register(p); err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		hasFake = hasFake || p.Name() == "fake"
+	}
+	if !hasFake {
+		_ = e.providers.Register(fake.New(fake.Options{Rules: cfg.FakeRules}))
+	}
+	if _, ok := e.providers.Lookup(cfg.DefaultProvider); !ok {
+		return nil, fmt.Errorf("engine: the default provider %q is not registered (registered: %s)",
+			cfg.DefaultProvider, strings.Join(e.providers.Names(), ", "))
+	}
+	return e, nil
+}
+
+// Providers returns the registered providers' names, sorted.
+func (e *Engine) Providers() []string { return e.providers.Names() }
+
+// Provider returns the provider registered under name.
+func (e *Engine) Provider(name string) (agentapi.Provider, bool) { return e.providers.Lookup(name) }
+
+// newRunID returns "wf_" and 16 random hex digits.
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "wf_" + hex.EncodeToString(b[:])
+}
+
+// prepared is a request that passed every pre-check.
+type prepared struct {
+	script   *sandbox.Script
+	meta     meta.WorkflowMeta
+	warnings []string
+	provider agentapi.Provider
+	cfg      runtime.Config
+}
+
+// prepare runs every pre-check of Start without running anything.
+func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
+	if strings.TrimSpace(req.Parent) == "" {
+		return nil, wferr.New(wferr.InvalidRequest, "the request has no parent: set parent to the agent that owns this run (the CLI uses \"cli\")")
+	}
+	if len(req.Parent) > maxParentLength {
+		return nil, wferr.New(wferr.InvalidRequest, "parent is %d bytes long; keep it under %d", len(req.Parent), maxParentLength)
+	}
+	if strings.TrimSpace(req.Script) == "" {
+		return nil, wferr.New(wferr.InvalidRequest, "the request has no script: pass the workflow's JavaScript source in script")
+	}
+	if len(req.Args) > 0 {
+		if len(req.Args) > maxArgsBytes {
+			return nil, wferr.New(wferr.InvalidRequest, "args is %d bytes; the limit is %d", len(req.Args), maxArgsBytes)
+		}
+		if !json.Valid(req.Args) {
+			return nil, wferr.New(wferr.InvalidRequest, "args is not valid JSON; pass a JSON value such as {\"topic\":\"…\"}")
+		}
+	}
+	if len(req.Meta) > maxMetaRequestBytes {
+		return nil, wferr.New(wferr.InvalidRequest, "meta is %d bytes; the limit is %d", len(req.Meta), maxMetaRequestBytes)
+	}
+	if req.MaxTotalAgents < 0 || req.Concurrency < 0 || req.TimeoutMs < 0 || req.AgentTimeoutMs < 0 || req.BudgetTokens < 0 {
+		return nil, wferr.New(wferr.InvalidRequest, "maxTotalAgents, concurrency, timeoutMs, agentTimeoutMs and budgetTokens must not be negative (0 means the engine default)")
+	}
+	providerName := req.SubagentProvider
+	if providerName == "" {
+		providerName = e.cfg.DefaultProvider
+	}
+	provider, ok := e.providers.Lookup(providerName)
+	if !ok {
+		return nil, wferr.New(wferr.InvalidRequest, "unknown subagentProvider %q; the registered providers are %s", providerName, strings.Join(e.providers.Names(), ", "))
+	}
+
+	name := req.ScriptName
+	if name == "" {
+		name = defaultScriptName
+	}
+	cs := e.cache.get(name, req.Script)
+	if cs.err != nil {
+		return nil, cs.err
+	}
+	raw, err := meta.Merge(req.Meta, cs.meta)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) == 0 {
+		return nil, wferr.New(wferr.MetaInvalid, "the workflow has no meta: start the script with export const meta = { name: 'my-workflow', description: 'what it does' } or pass meta in the request")
+	}
+	m, warnings, err := meta.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+
+	maxAgents := e.cfg.MaxTotalAgents
+	if req.MaxTotalAgents > 0 {
+		if req.MaxTotalAgents > maxAgents {
+			warnings = append(warnings, fmt.Sprintf("maxTotalAgents %d is above the engine's ceiling; using %d", req.MaxTotalAgents, maxAgents))
+		} else {
+			maxAgents = req.MaxTotalAgents
+		}
+	}
+	conc := e.cfg.Concurrency
+	if req.Concurrency > 0 {
+		conc = req.Concurrency
+	}
+	timeout := e.cfg.RunTimeout
+	if req.TimeoutMs > 0 {
+		timeout = time.Duration(req.TimeoutMs) * time.Millisecond
+	}
+	if timeout < 0 {
+		timeout = 0
+	}
+	agentTimeout := e.cfg.AgentTimeout
+	if req.AgentTimeoutMs > 0 {
+		agentTimeout = time.Duration(req.AgentTimeoutMs) * time.Millisecond
+	}
+	budget := e.cfg.BudgetTokens
+	if req.BudgetTokens > 0 {
+		budget = req.BudgetTokens
+	}
+	return &prepared{
+		script: cs.script, meta: m, warnings: warnings, provider: provider,
+		cfg: runtime.Config{
+			Parent: req.Parent, Script: cs.script, Args: req.Args, Meta: m, Provider: provider,
+			Concurrency: conc, MaxAgents: maxAgents, MaxItems: e.cfg.MaxItems,
+			Timeout: timeout, AgentTimeout: agentTimeout, BudgetTokens: budget,
+			CancelGrace: e.cfg.CancelGrace, MaxResultBytes: e.cfg.MaxResultBytes,
+			Sandbox:      sandbox.Options{MaxCallStackSize: e.cfg.MaxCallStackSize},
+			LoadWorkflow: e.workflowLoader(),
+		},
+	}, nil
+}
+
+// Start checks req and starts the run. Every pre-check (parse, meta,
+// provider, caps, args) happens here, before any JavaScript runs; a failed
+// pre-check returns an *Error (render it with FailedResult) and no Run.
+// Cancelling ctx cancels the run.
+func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, error) {
+	p, err := e.prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	r := newRun(newRunID(), p.meta, p.warnings)
+	p.cfg.RunID = r.id
+	sinks := []func(Event){e.cfg.Events, req.OnEvent}
+	r.emit = func(ev Event) {
+		defer func() { _ = recover() }() // a panicking sink must not take the process down
+		for _, s := range sinks {
+			if s != nil {
+				s(ev)
+			}
+		}
+	}
+	p.cfg.Emit = r.emit
+
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, wferr.New(wferr.Cancelled, "the engine is closed")
+	}
+	e.runs[r.id] = r
+	e.drain.Add(1)
+	e.mu.Unlock()
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	r.cancel = cancel
+	r.emit(Event{Type: EventRunStart, RunID: r.id, Time: time.Now(), Meta: &r.meta, Warnings: r.warnings})
+	go e.execute(runCtx, r, p.cfg)
+	return r, nil
+}
+
+// execute runs r on its own goroutine (the run's loop goroutine) and settles it.
+func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config) {
+	start := time.Now()
+	out := runtime.Run(ctx, cfg)
+	res := WorkflowResult{
+		RunID: r.id, Value: out.Value, StopReason: StopCompleted,
+		AgentsSpawned: out.AgentsSpawned, Agents: out.Agents, Usage: usageOf(out.Usage),
+		Warnings: r.warnings,
+	}
+	if out.Err != nil {
+		res.setError(out.Err)
+	}
+	if res.Value == nil {
+		res.Value = nullJSON
+	}
+	res.DurationMs = time.Since(start).Milliseconds()
+	r.emit(Event{Type: EventRunEnd, RunID: r.id, Time: time.Now(), Result: res.summary()})
+	r.settle(res)
+	r.cancel(nil)
+
+	e.mu.Lock()
+	delete(e.runs, r.id)
+	e.mu.Unlock()
+	go func() {
+		<-out.Drained
+		e.drain.Done()
+	}()
+}
+
+// Run starts req and waits for its result: Start followed by Wait, with a
+// failed pre-check rendered as a result.
+func (e *Engine) Run(ctx context.Context, req WorkflowStartRequest) WorkflowResult {
+	r, err := e.Start(ctx, req)
+	if err != nil {
+		return FailedResult(newRunID(), err)
+	}
+	return r.Wait()
+}
+
+// Close cancels every run still going and waits until all of them have
+// settled and every child goroutine has returned, or until ctx is done.
+// Start fails after Close.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	e.closed = true
+	runs := make([]*Run, 0, len(e.runs))
+	for _, r := range e.runs {
+		runs = append(runs, r)
+	}
+	e.mu.Unlock()
+	for _, r := range runs {
+		r.Cancel("the engine is closing")
+	}
+	done := make(chan struct{})
+	go func() {
+		e.drain.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,37 @@
+package engine
+
+import "encoding/json"
+
+// WorkflowStartRequest asks for one run. Its JSON form is what the workflow
+// tool and `wfrun --request` take; zero numeric fields mean the engine's
+// defaults.
+type WorkflowStartRequest struct {
+	// Script is the workflow's JavaScript source.
+	Script string `json:"script"`
+	// ScriptName names the script in positions and stack traces ("script.js" if empty).
+	ScriptName string `json:"scriptName,omitempty"`
+	// Meta is the workflow's meta as data (the DSH dialect). If the script
+	// also has `export const meta`, the two must be equal.
+	Meta json.RawMessage `json:"meta,omitempty"`
+	// Args is passed to the script verbatim as the global args.
+	Args json.RawMessage `json:"args,omitempty"`
+	// SubagentProvider overrides the engine's default provider for every child.
+	SubagentProvider string `json:"subagentProvider,omitempty"`
+	// MaxTotalAgents lowers (never raises) the engine's cap of agent() calls.
+	MaxTotalAgents int `json:"maxTotalAgents,omitempty"`
+	// Parent is the agent that owns every child of the run (required; the CLI uses "cli").
+	Parent string `json:"parent"`
+
+	// Concurrency overrides the number of children that may run at once.
+	Concurrency int `json:"concurrency,omitempty"`
+	// TimeoutMs overrides the run's deadline.
+	TimeoutMs int64 `json:"timeoutMs,omitempty"`
+	// AgentTimeoutMs overrides the default timeout of each child.
+	AgentTimeoutMs int64 `json:"agentTimeoutMs,omitempty"`
+	// BudgetTokens overrides the run's token budget.
+	BudgetTokens int64 `json:"budgetTokens,omitempty"`
+
+	// OnEvent, if set, receives this run's events in addition to the
+	// engine's sink (Go only).
+	OnEvent func(Event) `json:"-"`
+}

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/wferr"
+	"github.com/wfrun/wfrun/runtime"
+)
+
+// StopReason says how a run ended.
+type StopReason string
+
+// The stop reasons.
+const (
+	StopCompleted StopReason = "completed"
+	StopCancelled StopReason = "cancelled"
+	StopError     StopReason = "error"
+)
+
+// AgentCounts tallies how a run's children ended.
+type AgentCounts = runtime.Counts
+
+// Usage is what a run's children consumed, summed.
+type Usage struct {
+	InputTokens  int64   `json:"inputTokens"`
+	OutputTokens int64   `json:"outputTokens"`
+	CachedTokens int64   `json:"cachedTokens,omitempty"`
+	CostUSD      float64 `json:"costUSD"`
+}
+
+func usageOf(u agentapi.Usage) Usage {
+	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens, CostUSD: u.CostUSD}
+}
+
+// WorkflowResult is how a run settled: one JSON object (DESIGN.md §4).
+// Error and ErrorCode are set exactly when StopReason is not completed.
+type WorkflowResult struct {
+	RunID string `json:"runId"`
+	// Value is the script's return value as JSON ("null" when the run did
+	// not complete or returned undefined).
+	Value         json.RawMessage `json:"value"`
+	StopReason    StopReason      `json:"stopReason"`
+	Error         string          `json:"error,omitempty"`
+	ErrorCode     ErrorCode       `json:"errorCode,omitempty"`
+	ErrorLine     int             `json:"errorLine,omitempty"`
+	ErrorColumn   int             `json:"errorColumn,omitempty"`
+	AgentsSpawned int             `json:"agentsSpawned"`
+	Agents        AgentCounts     `json:"agents"`
+	Usage         Usage           `json:"usage"`
+	DurationMs    int64           `json:"durationMs"`
+	Warnings      []string        `json:"warnings,omitempty"`
+}
+
+// Err returns the run's error as an *Error, or nil when it completed.
+func (r WorkflowResult) Err() error {
+	if r.StopReason == StopCompleted {
+		return nil
+	}
+	return &wferr.Error{Code: r.ErrorCode, Message: r.Error, Line: r.ErrorLine, Column: r.ErrorColumn}
+}
+
+// summary is WorkflowResult without its value: the payload of run.end.
+type summary struct {
+	RunID         string      `json:"runId"`
+	StopReason    StopReason  `json:"stopReason"`
+	Error         string      `json:"error,omitempty"`
+	ErrorCode     ErrorCode   `json:"errorCode,omitempty"`
+	ErrorLine     int         `json:"errorLine,omitempty"`
+	ErrorColumn   int         `json:"errorColumn,omitempty"`
+	AgentsSpawned int         `json:"agentsSpawned"`
+	Agents        AgentCounts `json:"agents"`
+	Usage         Usage       `json:"usage"`
+	DurationMs    int64       `json:"durationMs"`
+}
+
+func (r WorkflowResult) summary() summary {
+	return summary{RunID: r.RunID, StopReason: r.StopReason, Error: r.Error, ErrorCode: r.ErrorCode,
+		ErrorLine: r.ErrorLine, ErrorColumn: r.ErrorColumn, AgentsSpawned: r.AgentsSpawned,
+		Agents: r.Agents, Usage: r.Usage, DurationMs: r.DurationMs}
+}
+
+var nullJSON = json.RawMessage("null")
+
+// FailedResult renders an error (typically a failed pre-check returned by
+// Start) as a WorkflowResult with stopReason "error" (or "cancelled" for
+// CANCELLED) and no agents spawned.
+func FailedResult(runID string, err error) WorkflowResult {
+	res := WorkflowResult{RunID: runID, Value: nullJSON}
+	res.setError(err)
+	return res
+}
+
+func (r *WorkflowResult) setError(err error) {
+	var e *wferr.Error
+	if !errors.As(err, &e) {
+		e = wferr.Wrap(wferr.Internal, err, "%v", err)
+	}
+	r.StopReason = StopError
+	if e.Code == wferr.Cancelled {
+		r.StopReason = StopCancelled
+	}
+	r.Error, r.ErrorCode, r.ErrorLine, r.ErrorColumn = e.Message, e.Code, e.Line, e.Column
+	r.Value = nullJSON
+}

@@ -1,0 +1,118 @@
+// Package eventcheck checks the invariants of a run's event stream
+// (DESIGN.md §5). Every test that runs a script records its events with a
+// Recorder and calls Check, so one checker states the contract for all.
+package eventcheck
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/wfrun/wfrun/runtime"
+)
+
+// Recorder collects events; its Record method is a valid event sink.
+type Recorder struct {
+	mu     sync.Mutex
+	events []runtime.Event
+}
+
+// Record appends ev. Safe for concurrent use.
+func (r *Recorder) Record(ev runtime.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	r.mu.Unlock()
+}
+
+// Events returns a copy of what was recorded.
+func (r *Recorder) Events() []runtime.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]runtime.Event(nil), r.events...)
+}
+
+// Of returns the recorded events of one type.
+func (r *Recorder) Of(t runtime.EventType) []runtime.Event {
+	var out []runtime.Event
+	for _, ev := range r.Events() {
+		if ev.Type == t {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// Check verifies the invariants of one run's complete stream (as seen by an
+// engine sink, run.start and run.end included when withRunEvents):
+//   - all events carry the same runId;
+//   - run.start is first and run.end last, once each;
+//   - every agent.start has exactly one agent.end with the same agentId,
+//     after it, and no agent.end lacks its start;
+//   - agent.end has a valid outcome; a non-completed one has an error;
+//   - agent seq numbers are unique.
+func Check(events []runtime.Event, withRunEvents bool) error {
+	if len(events) == 0 {
+		if withRunEvents {
+			return fmt.Errorf("no events")
+		}
+		return nil
+	}
+	runID := events[0].RunID
+	started := map[string]int{}
+	ended := map[string]bool{}
+	seqs := map[int]string{}
+	for i, ev := range events {
+		if ev.RunID != runID {
+			return fmt.Errorf("event %d (%s) has runId %q, want %q", i, ev.Type, ev.RunID, runID)
+		}
+		switch ev.Type {
+		case runtime.EventRunStart:
+			if !withRunEvents || i != 0 {
+				return fmt.Errorf("run.start at position %d", i)
+			}
+		case runtime.EventRunEnd:
+			if !withRunEvents || i != len(events)-1 {
+				return fmt.Errorf("run.end at position %d of %d", i, len(events))
+			}
+		case runtime.EventAgentStart:
+			if _, dup := started[ev.AgentID]; dup {
+				return fmt.Errorf("agent %s started twice", ev.AgentID)
+			}
+			if other, dup := seqs[ev.Seq]; dup {
+				return fmt.Errorf("agents %s and %s share seq %d", other, ev.AgentID, ev.Seq)
+			}
+			seqs[ev.Seq] = ev.AgentID
+			started[ev.AgentID] = i
+		case runtime.EventAgentEnd:
+			if _, ok := started[ev.AgentID]; !ok {
+				return fmt.Errorf("agent %s ended without a start (event %d)", ev.AgentID, i)
+			}
+			if ended[ev.AgentID] {
+				return fmt.Errorf("agent %s ended twice", ev.AgentID)
+			}
+			ended[ev.AgentID] = true
+			if !ev.Outcome.Valid() {
+				return fmt.Errorf("agent %s ended with outcome %q", ev.AgentID, ev.Outcome)
+			}
+			if ev.Outcome != "completed" && ev.Error == "" {
+				return fmt.Errorf("agent %s ended %s without an error", ev.AgentID, ev.Outcome)
+			}
+		case runtime.EventPhase, runtime.EventLog:
+		default:
+			return fmt.Errorf("unknown event type %q", ev.Type)
+		}
+	}
+	if withRunEvents {
+		if events[0].Type != runtime.EventRunStart {
+			return fmt.Errorf("first event is %s, want run.start", events[0].Type)
+		}
+		if events[len(events)-1].Type != runtime.EventRunEnd {
+			return fmt.Errorf("last event is %s, want run.end", events[len(events)-1].Type)
+		}
+	}
+	for id := range started {
+		if !ended[id] {
+			return fmt.Errorf("agent %s started but never ended", id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,290 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/schema"
+	"github.com/wfrun/wfrun/internal/wferr"
+)
+
+// agentOptions are the option keys agent() accepts, in both call forms.
+// "prompt" is only valid in the object form, "description" is the object
+// form's alias of label (accepted in both).
+var agentOptions = []string{
+	"label", "description", "phase", "schema", "model", "effort", "agentType", "persona",
+	"tools", "maxTurns", "timeoutMs", "isolation",
+}
+
+var agentOptionSet = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range agentOptions {
+		m[k] = true
+	}
+	return m
+}()
+
+const formsHint = "call agent(prompt, options) with a prompt string, or agent({prompt, ...options}) with an object"
+
+// agentFunc implements agent(). Loop goroutine.
+func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
+	first := call.Argument(0)
+	var (
+		form     callForm
+		prompt   string
+		opts     *goja.Object
+		optsName string
+	)
+	switch {
+	case isString(first):
+		form, prompt = formText, first.String()
+		if o := call.Argument(1); !goja.IsUndefined(o) && !goja.IsNull(o) {
+			obj, ok := o.(*goja.Object)
+			if !ok || isArray(obj) || isFunction(obj) {
+				return r.fatalf(wferr.InvalidArgument, "agent()'s second argument must be an options object, not %s; %s", describe(o), formsHint)
+			}
+			opts, optsName = obj, "options"
+		}
+	case isPlainObject(first):
+		form, opts, optsName = formObject, first.(*goja.Object), "the object"
+		p := opts.Get("prompt")
+		if p == nil || goja.IsUndefined(p) || !isString(p) {
+			return r.fatalf(wferr.InvalidArgument, "agent({…}) needs a prompt string in its prompt field, got %s; %s", describe(p), formsHint)
+		}
+		prompt = p.String()
+		if o := call.Argument(1); !goja.IsUndefined(o) {
+			return r.fatalf(wferr.InvalidArgument, "agent({…}) takes one argument: put the options into the object; %s", formsHint)
+		}
+	default:
+		return r.fatalf(wferr.InvalidArgument, "agent() got %s as its first argument; %s", describe(first), formsHint)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return r.fatalf(wferr.InvalidArgument, "agent() got an empty prompt; say what the agent should do")
+	}
+
+	c := &child{form: form}
+	c.req = agentapi.Request{
+		RunID: r.cfg.RunID, Parent: r.cfg.Parent, Prompt: prompt,
+		Phase: r.phase, Timeout: r.cfg.AgentTimeout,
+	}
+	if opts != nil {
+		if !r.readOptions(c, opts, optsName, form) {
+			return goja.Undefined()
+		}
+	}
+	if c.req.Label == "" {
+		c.req.Label = defaultLabel(prompt)
+	}
+	if c.req.Model == "" { // the call's model, else its phase's, else the run's
+		c.req.Model = r.phaseModel(c.req.Phase)
+	}
+	if c.req.Model == "" {
+		c.req.Model = r.cfg.Meta.Model
+	}
+
+	// Budget and cap: refused calls are fatal and not counted.
+	r.mu.Lock()
+	spent := r.usage.Tokens()
+	if r.cfg.BudgetTokens > 0 && spent >= r.cfg.BudgetTokens {
+		r.mu.Unlock()
+		return r.fatalf(wferr.BudgetExhausted, "the run's token budget of %d is spent (%d used); check budget.remaining() before calling agent()", r.cfg.BudgetTokens, spent)
+	}
+	if r.spawned >= r.cfg.MaxAgents {
+		r.mu.Unlock()
+		return r.fatalf(wferr.AgentCap, "this run may start at most %d agents and this call would be number %d; do fewer agent() calls (batch items into one prompt) or raise maxTotalAgents", r.cfg.MaxAgents, r.spawned+1)
+	}
+	if r.stopping {
+		r.mu.Unlock()
+		return r.fatalf(wferr.Cancelled, "agent() was called after the run stopped")
+	}
+	r.spawned++
+	c.req.Seq = r.spawned
+	r.mu.Unlock()
+	c.req.AgentID = fmt.Sprintf("ag_%s_%d", strings.TrimPrefix(r.cfg.RunID, "wf_"), c.req.Seq)
+
+	p, resolve, _ := r.vm.NewPromise()
+	c.resolve = func(v any) error { return resolve(v) }
+	c.enqueue = r.loop.register()
+	r.dispatch(c)
+	return r.vm.ToValue(p)
+}
+
+// readOptions copies the script's options into c, reporting the first
+// misuse as a fatal error (it returns false then).
+func (r *run) readOptions(c *child, opts *goja.Object, where string, form callForm) bool {
+	var used []string
+	keys := opts.Keys()
+	var unknown []string
+	for _, k := range keys {
+		if k == "prompt" && form == formObject {
+			continue
+		}
+		if !agentOptionSet[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		hint := ""
+		if form == formText && len(unknown) == 1 && unknown[0] == "prompt" {
+			hint = " (the prompt is the first argument in this form)"
+		}
+		r.fatalf(wferr.UnsupportedOption, "agent() has no option %s%s; the options are %s. Remove it: an option nobody honours is refused rather than ignored",
+			quoteList(unknown), hint, strings.Join(agentOptions, ", "))
+		return false
+	}
+	for _, k := range keys {
+		v := opts.Get(k)
+		if v == nil || goja.IsUndefined(v) || k == "prompt" {
+			continue
+		}
+		bad := func(want string) bool {
+			r.fatalf(wferr.InvalidArgument, "agent() option %s must be %s, got %s", k, want, describe(v))
+			return false
+		}
+		switch k {
+		case "label", "description":
+			if !isString(v) {
+				return bad("a string")
+			}
+			c.req.Label = truncateRunes(strings.TrimSpace(v.String()), 200)
+		case "phase":
+			if !isString(v) {
+				return bad("a string")
+			}
+			c.req.Phase = v.String()
+		case "model", "effort", "agentType", "persona", "isolation":
+			if !isString(v) {
+				return bad("a string")
+			}
+			switch k {
+			case "model":
+				c.req.Model = v.String()
+			case "effort":
+				c.req.Effort = v.String()
+			case "agentType", "persona":
+				c.req.Persona = v.String()
+			case "isolation":
+				c.req.Isolation = v.String()
+			}
+		case "tools":
+			obj, ok := v.(*goja.Object)
+			if !ok || !isArray(obj) {
+				return bad("an array of tool names")
+			}
+			tools := []string{}
+			for _, item := range exportArray(obj) {
+				if !isString(item) {
+					return bad("an array of tool names (strings)")
+				}
+				tools = append(tools, item.String())
+			}
+			c.req.Tools = tools
+		case "maxTurns":
+			n, ok := positiveInt(v)
+			if !ok {
+				return bad("a positive integer")
+			}
+			c.req.MaxTurns = n
+		case "timeoutMs":
+			n, ok := positiveInt(v)
+			if !ok {
+				return bad("a positive number of milliseconds")
+			}
+			c.req.Timeout = time.Duration(n) * time.Millisecond
+		case "schema":
+			obj, ok := v.(*goja.Object)
+			if !ok || isArray(obj) || isFunction(obj) {
+				r.fatalf(wferr.UnsupportedSchema, "agent() option schema must be a JSON Schema object such as {type:'object', properties:{…}, required:[…]}, got %s", describe(v))
+				return false
+			}
+			s, err := r.compileSchema(obj)
+			if err != nil {
+				r.fail(err)
+				return false
+			}
+			c.schema = s
+			c.req.Schema = s.Raw()
+		}
+		used = append(used, k)
+	}
+	if err := agentapi.CheckOptions(r.cfg.Provider.Name(), r.cfg.Provider.Capabilities(), used); err != nil {
+		r.fatalf(wferr.UnsupportedOption, "%v", err)
+		return false
+	}
+	return true
+}
+
+// compileSchema compiles a schema object, caching by its JSON text: scripts
+// reuse one schema constant across many calls.
+func (r *run) compileSchema(obj *goja.Object) (*schema.Schema, *wferr.Error) {
+	raw, err := r.rt.ExportJSON(obj, 1<<20)
+	if err != nil {
+		return nil, wferr.Wrap(wferr.UnsupportedSchema, err, "agent() option schema cannot be turned into JSON: %v", err)
+	}
+	if s, ok := r.schemas[string(raw)]; ok {
+		return s, nil
+	}
+	s, err := schema.Compile(raw)
+	if err != nil {
+		return nil, wferr.Wrap(wferr.UnsupportedSchema, err, "agent() option schema is not usable: %v", err)
+	}
+	r.schemas[string(raw)] = s
+	return s, nil
+}
+
+// phaseModel returns the model meta.phases gives the phase, if any.
+func (r *run) phaseModel(phase string) string {
+	if phase == "" {
+		return ""
+	}
+	for _, p := range r.cfg.Meta.Phases {
+		if p.Title == phase {
+			return p.Model
+		}
+	}
+	return ""
+}
+
+// defaultLabel is the prompt's first non-empty line, at most 48 characters.
+func defaultLabel(prompt string) string {
+	for _, line := range strings.Split(prompt, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return truncateRunes(line, 48)
+		}
+	}
+	return "agent"
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	rs := []rune(s)
+	return string(rs[:n-1]) + "…"
+}
+
+func positiveInt(v goja.Value) (int, bool) {
+	switch x := v.Export().(type) {
+	case int64:
+		return int(x), x > 0 && x <= math.MaxInt32
+	case float64:
+		return int(x), x > 0 && x == math.Trunc(x) && x <= math.MaxInt32
+	}
+	return 0, false
+}
+
+func quoteList(names []string) string {
+	sort.Strings(names)
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,304 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	stdruntime "runtime"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/schema"
+	"github.com/wfrun/wfrun/internal/wferr"
+)
+
+// callForm is how agent() was called: it decides the shape of its value.
+type callForm int
+
+const (
+	formText   callForm = iota // agent(prompt, opts): text, object or null
+	formObject                 // agent({prompt, …}): the envelope
+)
+
+// child is one accepted agent() call. Its lifecycle: queued (waiting for a
+// slot) → running (agent.start emitted) → ended (agent.end emitted, exactly
+// once, by finish or by the cancel watchdog). A child dropped while queued
+// emits nothing.
+type child struct {
+	req     agentapi.Request
+	form    callForm
+	schema  *schema.Schema
+	enqueue func(func() error) // hands the outcome to the loop; called exactly once
+
+	resolve func(any) error // loop goroutine only
+
+	// Guarded by run.mu.
+	startedAt time.Time
+	ended     bool
+}
+
+// outcome is what a finished child hands back to the script.
+type outcome struct {
+	status  agentapi.Status
+	failure agentapi.FailureKind
+	err     string
+	text    string
+	output  json.RawMessage // set for a completed schema call
+	usage   agentapi.Usage
+}
+
+// dispatch starts c if a slot is free, or queues it. Called on the loop
+// goroutine after the call was accepted.
+func (r *run) dispatch(c *child) {
+	r.pending.Add(1)
+	switch r.gate.enter(c) {
+	case admitted:
+		r.launch(c)
+	case refused:
+		r.drop(c)
+	}
+}
+
+// launch starts c, which already holds a slot: it emits agent.start at
+// once (so starts appear in the gate's FIFO order) and runs the provider on
+// a goroutine of its own. Once the run is stopping, no child starts: c is
+// dropped and its slot passed on.
+func (r *run) launch(c *child) {
+	r.mu.Lock()
+	if r.stopping {
+		r.mu.Unlock()
+		r.releaseSlot()
+		r.drop(c)
+		return
+	}
+	c.startedAt = time.Now()
+	r.emitLocked(Event{Type: EventAgentStart, AgentID: c.req.AgentID, Seq: c.req.Seq,
+		Label: c.req.Label, Phase: c.req.Phase, Model: c.req.Model})
+	r.mu.Unlock()
+	r.goroutine.Add(1)
+	go r.runChild(c)
+}
+
+// drop ends a child that never started because the run is stopping: it
+// emits nothing (there was no agent.start) but counts as cancelled, so the
+// counts add up to agentsSpawned. Its promise stays pending; the run is over.
+func (r *run) drop(c *child) {
+	r.mu.Lock()
+	r.counts.Cancelled++
+	r.mu.Unlock()
+	c.enqueue(func() error { return nil })
+	r.pending.Done()
+}
+
+// runChild is the host side of one started child. It owns a slot until
+// the provider returns.
+func (r *run) runChild(c *child) {
+	defer r.goroutine.Done()
+
+	ctx := r.childCtx
+	var cancel context.CancelFunc = func() {}
+	if c.req.Timeout > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, c.req.Timeout, errChildTimeout)
+	}
+	// The watchdog ends the child for it if the provider does not return
+	// within CancelGrace of ctx being done.
+	var watchdog *time.Timer
+	stopWatch := context.AfterFunc(ctx, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if !c.ended {
+			watchdog = time.AfterFunc(r.cfg.CancelGrace, func() { r.abandon(c, ctx) })
+		}
+	})
+
+	res, perr := r.callProvider(ctx, c.req)
+	stopWatch()
+	r.mu.Lock()
+	if watchdog != nil {
+		watchdog.Stop()
+	}
+	r.mu.Unlock()
+	cancel()
+	r.releaseSlot()
+
+	if perr != nil {
+		r.finish(c, outcome{status: agentapi.StatusFailed, failure: agentapi.FailureTaskFailed, err: perr.Error()})
+		r.fail(perr)
+		return
+	}
+	r.finish(c, r.classify(ctx, c, res))
+}
+
+var errChildTimeout = fmt.Errorf("agent timeout")
+
+// releaseSlot frees c's slot, starting the next queued child in it.
+func (r *run) releaseSlot() {
+	if next := r.gate.release(); next != nil {
+		r.launch(next)
+	}
+}
+
+// callProvider runs the provider, turning a panic or an error into a fatal
+// error for the run.
+func (r *run) callProvider(ctx context.Context, req agentapi.Request) (res agentapi.Result, err *wferr.Error) {
+	name := r.cfg.Provider.Name()
+	defer func() {
+		if p := recover(); p != nil {
+			buf := make([]byte, 2048)
+			buf = buf[:stdruntime.Stack(buf, false)]
+			err = wferr.New(wferr.AgentResult, "the %q provider panicked while running agent %s: %v\n%s", name, req.AgentID, p, buf)
+		}
+	}()
+	res, e := r.cfg.Provider.Run(ctx, req)
+	if e != nil {
+		if we, ok := e.(*wferr.Error); ok && (we.Code == wferr.AgentStart || we.Code == wferr.AgentResult) {
+			return res, we
+		}
+		return res, wferr.Wrap(wferr.AgentStart, e, "the %q provider could not run agent %s: %v", name, req.AgentID, e)
+	}
+	if !res.Status.Valid() {
+		return res, wferr.New(wferr.AgentResult, "the %q provider returned status %q for agent %s; a provider must return completed, failed, timed_out or cancelled", name, res.Status, req.AgentID)
+	}
+	return res, nil
+}
+
+// classify turns a provider result into the child's outcome: a child whose
+// own deadline passed is timed_out, a completed schema call is validated
+// again here so every provider is held to the same contract.
+func (r *run) classify(ctx context.Context, c *child, res agentapi.Result) outcome {
+	o := outcome{status: res.Status, failure: res.Failure, err: res.Error, usage: res.Usage}
+	if res.Status == agentapi.StatusCompleted {
+		if c.schema == nil {
+			o.text = res.Text
+			return o
+		}
+		raw := res.Output
+		if len(bytes.TrimSpace(raw)) == 0 {
+			raw = json.RawMessage(stripFences(res.Text))
+		}
+		if err := c.schema.Validate(raw); err != nil {
+			return outcome{status: agentapi.StatusFailed, failure: agentapi.FailureInvalidOutput,
+				err: "the answer does not match the schema: " + err.Error(), usage: res.Usage}
+		}
+		o.output = raw
+		return o
+	}
+	if context.Cause(ctx) == errChildTimeout && res.Status != agentapi.StatusTimedOut {
+		o.status, o.failure = agentapi.StatusTimedOut, agentapi.FailureTimeout
+		o.err = fmt.Sprintf("the agent did not finish within its timeout of %s", c.req.Timeout)
+	}
+	if o.failure == "" {
+		o.failure = defaultFailure(o.status)
+	}
+	if o.err == "" {
+		o.err = "the agent ended as " + string(o.status)
+	}
+	return o
+}
+
+func defaultFailure(s agentapi.Status) agentapi.FailureKind {
+	switch s {
+	case agentapi.StatusTimedOut:
+		return agentapi.FailureTimeout
+	case agentapi.StatusCancelled:
+		return agentapi.FailureCancelled
+	default:
+		return agentapi.FailureTaskFailed
+	}
+}
+
+// stripFences accepts a JSON answer wrapped in a Markdown code fence.
+func stripFences(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "```") && strings.HasSuffix(s, "```") && len(s) >= 6 {
+		s = strings.TrimSuffix(s[3:], "```")
+		if i := strings.IndexByte(s, '\n'); i >= 0 && !strings.ContainsAny(s[:i], "{[\"") {
+			s = s[i+1:]
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// abandon ends a child whose provider did not return within the grace after
+// its context was done. Its late result will be dropped.
+func (r *run) abandon(c *child, ctx context.Context) {
+	o := outcome{status: agentapi.StatusCancelled, failure: agentapi.FailureCancelled,
+		err: "the provider did not stop within the cancel grace; its result will be dropped"}
+	if context.Cause(ctx) == errChildTimeout {
+		o.status, o.failure = agentapi.StatusTimedOut, agentapi.FailureTimeout
+		o.err = fmt.Sprintf("the agent did not finish within its timeout of %s", c.req.Timeout)
+	}
+	r.finish(c, o)
+}
+
+// finish ends c exactly once: tallies it, emits agent.end and hands the
+// outcome to the loop. A second call (the provider returning after the
+// watchdog ended the child) is dropped.
+func (r *run) finish(c *child, o outcome) {
+	r.mu.Lock()
+	if c.ended {
+		r.mu.Unlock()
+		return
+	}
+	c.ended = true
+	switch o.status {
+	case agentapi.StatusCompleted:
+		r.counts.Completed++
+	case agentapi.StatusFailed:
+		r.counts.Failed++
+	case agentapi.StatusTimedOut:
+		r.counts.TimedOut++
+	case agentapi.StatusCancelled:
+		r.counts.Cancelled++
+	}
+	r.usage = r.usage.Add(o.usage)
+	ev := Event{Type: EventAgentEnd, AgentID: c.req.AgentID, Seq: c.req.Seq, Label: c.req.Label,
+		Phase: c.req.Phase, Model: c.req.Model, Outcome: o.status, Usage: ptr(o.usage),
+		DurationMs: ptr(time.Since(c.startedAt).Milliseconds())}
+	if o.status != agentapi.StatusCompleted {
+		ev.Failure, ev.Error = o.failure, o.err
+	}
+	r.emitLocked(ev)
+	r.mu.Unlock()
+
+	c.enqueue(func() error { return r.deliver(c, o) })
+	r.pending.Done()
+}
+
+// deliver resolves the agent() promise with the child's value. Loop goroutine.
+func (r *run) deliver(c *child, o outcome) error {
+	var result goja.Value = goja.Null()
+	if o.status == agentapi.StatusCompleted {
+		if c.schema != nil {
+			v, err := r.rt.ParseJSON(o.output)
+			if err != nil {
+				return wferr.Wrap(wferr.AgentResult, err, "agent %s returned JSON the VM cannot read: %v", c.req.AgentID, err)
+			}
+			result = v
+		} else {
+			result = r.vm.ToValue(o.text)
+		}
+	}
+	if c.form == formText {
+		return c.resolve(result)
+	}
+	env := r.vm.NewObject()
+	_ = env.Set("result", result)
+	_ = env.Set("status", string(o.status))
+	_ = env.Set("agentId", c.req.AgentID)
+	_ = env.Set("label", c.req.Label)
+	u := r.vm.NewObject()
+	_ = u.Set("inputTokens", o.usage.InputTokens)
+	_ = u.Set("outputTokens", o.usage.OutputTokens)
+	_ = u.Set("costUSD", o.usage.CostUSD)
+	_ = env.Set("usage", u)
+	if o.status != agentapi.StatusCompleted {
+		_ = env.Set("error", o.err)
+		_ = env.Set("failure", string(o.failure))
+	}
+	return c.resolve(env)
+}

@@ -1,0 +1,37 @@
+// Package runtime runs one workflow script: it owns the run's event loop, the
+// host functions injected into the VM (agent, parallel, pipeline, phase, log,
+// console, args, budget, workflow), and the scheduler that runs children
+// through an agentapi.Provider under FIFO concurrency slots, caps, budgets,
+// deadlines and cancellation.
+//
+// # Two sides of a run
+//
+// The VM side is one goroutine, the loop goroutine (the caller of Run). It
+// alone touches the goja VM: host functions, promise resolution, exporting
+// the result. The host side is everything else: one goroutine per running
+// child, the cancellation watcher, timers. The host side never touches the
+// VM; it hands outcomes back through loop.register's enqueue function, and
+// the only VM call it makes is goja's Interrupt, which goja allows from any
+// goroutine. Keeping this boundary explicit is what lets the VM later live in
+// another process or be replayed by a durable scheduler.
+//
+// # Fatal versus per-item
+//
+// A child that fails is data: agent() resolves to null (or an envelope with
+// status and error). Misuse and tripped limits are fatal: the host function
+// records the error, interrupts the VM (a JavaScript catch cannot see an
+// interrupt) and the run ends with that error.
+//
+// # Ending
+//
+// Run returns when the script's promise settles, when a fatal error or
+// cancellation stops the loop, or when the loop is idle while the script is
+// still waiting (SCRIPT_STALLED). Then every child still queued is dropped,
+// every child still running is cancelled, and Run waits a short grace for
+// them. A child whose provider ignores cancellation is ended as cancelled
+// (its agent.end is emitted) and its late result is dropped; Outcome.Drained
+// tells when its goroutine has finally returned. Every agent.start is paired
+// with exactly one agent.end before Run returns.
+//
+// Imports: sandbox, agentapi, meta; never engine or cmd.
+package runtime

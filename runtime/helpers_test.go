@@ -1,0 +1,157 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	. "github.com/wfrun/wfrun/runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/fake"
+	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/internal/wferr"
+	"github.com/wfrun/wfrun/meta"
+	"github.com/wfrun/wfrun/sandbox"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// runScript runs src with the fake provider (or the one opts set), checks the
+// event invariants, and waits for every child goroutine to return.
+func runScript(t *testing.T, src string, opts ...func(*Config)) (Outcome, *eventcheck.Recorder) {
+	t.Helper()
+	return runScriptCtx(t, context.Background(), src, opts...)
+}
+
+func runScriptCtx(t *testing.T, ctx context.Context, src string, opts ...func(*Config)) (Outcome, *eventcheck.Recorder) {
+	t.Helper()
+	s, err := sandbox.Parse("script.js", src)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	rec := &eventcheck.Recorder{}
+	cfg := Config{
+		RunID: "wf_test", Parent: "test", Script: s,
+		Meta:     meta.WorkflowMeta{Name: "t", Description: "test"},
+		Provider: fake.New(fake.Options{}),
+		Emit:     rec.Record,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	out := Run(ctx, cfg)
+	if err := eventcheck.Check(rec.Events(), false); err != nil {
+		t.Errorf("event invariants: %v", err)
+	}
+	select {
+	case <-out.Drained:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("child goroutines did not drain")
+	}
+	return out, rec
+}
+
+func withRules(t *testing.T, rules string) func(*Config) {
+	t.Helper()
+	r, err := fake.ParseRules([]byte(rules))
+	if err != nil {
+		t.Fatalf("rules: %v", err)
+	}
+	return func(c *Config) { c.Provider = fake.New(fake.Options{Rules: r}) }
+}
+
+func withProvider(p agentapi.Provider) func(*Config) {
+	return func(c *Config) { c.Provider = p }
+}
+
+func wantValue(t *testing.T, out Outcome, want string) {
+	t.Helper()
+	if out.Err != nil {
+		t.Fatalf("run failed: %v", out.Err)
+	}
+	var got, exp any
+	if err := json.Unmarshal(out.Value, &got); err != nil {
+		t.Fatalf("value %s: %v", out.Value, err)
+	}
+	if err := json.Unmarshal([]byte(want), &exp); err != nil {
+		t.Fatalf("bad want %s: %v", want, err)
+	}
+	g, _ := json.Marshal(got)
+	e, _ := json.Marshal(exp)
+	if string(g) != string(e) {
+		t.Fatalf("value = %s, want %s", g, e)
+	}
+}
+
+func wantCode(t *testing.T, out Outcome, code wferr.Code, contains string) {
+	t.Helper()
+	if out.Err == nil {
+		t.Fatalf("run completed with %s, want %s", out.Value, code)
+	}
+	if out.Err.Code != code {
+		t.Fatalf("code = %s (%v), want %s", out.Err.Code, out.Err, code)
+	}
+	if contains != "" && !strings.Contains(out.Err.Message, contains) {
+		t.Fatalf("message %q does not contain %q", out.Err.Message, contains)
+	}
+}
+
+// funcProvider is a provider whose Run is a function: for behaviours the
+// fake provider does not have (ignoring cancellation, panicking, counting).
+type funcProvider struct {
+	name string
+	caps agentapi.Capabilities
+	run  func(ctx context.Context, req agentapi.Request) (agentapi.Result, error)
+}
+
+func (p *funcProvider) Name() string                        { return p.name }
+func (p *funcProvider) Capabilities() agentapi.Capabilities { return p.caps }
+func (p *funcProvider) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+	return p.run(ctx, req)
+}
+
+// blockingProvider blocks every child until release is closed or its
+// context ends, counting how many run at once.
+type blockingProvider struct {
+	release  chan struct{}
+	running  atomic.Int32
+	maxSeen  atomic.Int32
+	mu       sync.Mutex
+	started  []int
+	ctxDone  atomic.Int32
+	startedC chan int
+}
+
+func newBlocking() *blockingProvider {
+	return &blockingProvider{release: make(chan struct{}), startedC: make(chan int, 1024)}
+}
+
+func (p *blockingProvider) Name() string                        { return "blocking" }
+func (p *blockingProvider) Capabilities() agentapi.Capabilities { return agentapi.All() }
+func (p *blockingProvider) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+	n := p.running.Add(1)
+	defer p.running.Add(-1)
+	for {
+		m := p.maxSeen.Load()
+		if n <= m || p.maxSeen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	p.mu.Lock()
+	p.started = append(p.started, req.Seq)
+	p.mu.Unlock()
+	p.startedC <- req.Seq
+	select {
+	case <-p.release:
+		return agentapi.Result{Status: agentapi.StatusCompleted, Text: "done " + req.Prompt}, nil
+	case <-ctx.Done():
+		p.ctxDone.Add(1)
+		return agentapi.Result{Status: agentapi.StatusCancelled, Failure: agentapi.FailureCancelled, Error: "cancelled"}, nil
+	}
+}

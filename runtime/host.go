@@ -1,0 +1,170 @@
+package runtime
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+
+	"github.com/dop251/goja"
+
+	"github.com/wfrun/wfrun/internal/wferr"
+)
+
+// maxLogBytes caps one log message; longer ones are cut with a note.
+const maxLogBytes = 64 << 10
+
+// jsHelpers are the script-side halves of parallel and pipeline, bound to
+// this run's Go callbacks.
+type jsHelpers struct {
+	parallel goja.Value
+	pipeline goja.Value
+}
+
+// install puts the host globals into the VM. Loop goroutine.
+func (r *run) install() error {
+	vm := r.vm
+	set := func(name string, v any) error { return vm.GlobalObject().Set(name, v) }
+
+	if err := set("agent", r.agentFunc); err != nil {
+		return err
+	}
+	if err := r.installCombinators(); err != nil {
+		return err
+	}
+	if err := set("phase", r.phaseFunc); err != nil {
+		return err
+	}
+	logFn := vm.ToValue(r.logFunc)
+	if err := set("log", logFn); err != nil {
+		return err
+	}
+	console := vm.NewObject()
+	for _, name := range []string{"log", "info", "warn", "error", "debug"} {
+		_ = console.Set(name, logFn)
+	}
+	if err := set("console", console); err != nil {
+		return err
+	}
+	return set("budget", r.budgetObject())
+}
+
+// phaseFunc implements phase(title).
+func (r *run) phaseFunc(call goja.FunctionCall) goja.Value {
+	t := call.Argument(0)
+	if !isString(t) || strings.TrimSpace(t.String()) == "" {
+		return r.fatalf(wferr.InvalidArgument, "phase() needs a non-empty title string, got %s", describe(t))
+	}
+	r.phase = t.String()
+	r.emit(Event{Type: EventPhase, Title: r.phase})
+	return goja.Undefined()
+}
+
+// logFunc implements log(...values) and console.*: strings as they are,
+// other values as JSON, joined by spaces.
+func (r *run) logFunc(call goja.FunctionCall) goja.Value {
+	parts := make([]string, 0, len(call.Arguments))
+	for _, v := range call.Arguments {
+		parts = append(parts, r.formatLogValue(v))
+	}
+	msg := strings.Join(parts, " ")
+	if len(msg) > maxLogBytes {
+		msg = msg[:maxLogBytes] + " …(log message cut at 64 KiB)"
+	}
+	r.emit(Event{Type: EventLog, Message: msg})
+	return goja.Undefined()
+}
+
+func (r *run) formatLogValue(v goja.Value) string {
+	if isString(v) {
+		return v.String()
+	}
+	if o, ok := v.(*goja.Object); ok {
+		if isFunction(o) {
+			return "[function]"
+		}
+		if o.ClassName() == "Error" {
+			return v.String()
+		}
+		if raw, err := r.rt.ExportJSON(v, maxLogBytes); err == nil {
+			return string(raw)
+		}
+		return "[unprintable " + o.ClassName() + "]"
+	}
+	if v == nil || goja.IsUndefined(v) {
+		return "undefined"
+	}
+	return v.String()
+}
+
+// budgetObject builds the budget global: {total, spent(), remaining()} in
+// tokens; total is null without a budget and remaining() is then Infinity.
+func (r *run) budgetObject() *goja.Object {
+	vm := r.vm
+	b := vm.NewObject()
+	if r.cfg.BudgetTokens > 0 {
+		_ = b.Set("total", r.cfg.BudgetTokens)
+	} else {
+		_ = b.Set("total", goja.Null())
+	}
+	spent := func() int64 {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.usage.Tokens()
+	}
+	_ = b.Set("spent", func() int64 { return spent() })
+	_ = b.Set("remaining", func() float64 {
+		if r.cfg.BudgetTokens <= 0 {
+			return math.Inf(1)
+		}
+		return math.Max(0, float64(r.cfg.BudgetTokens-spent()))
+	})
+	return b
+}
+
+// workflowFunc returns workflow(name, args) for a script at the given
+// nesting depth: depth 0 may call it once more, depth 1 may not.
+func (r *run) workflowFunc(depth int) func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
+		if depth > 0 {
+			return r.fatalf(wferr.Nesting, "workflow() cannot be called from a nested workflow: nesting is one level deep; call the inner workflow from the top-level script instead")
+		}
+		name := call.Argument(0)
+		if !isString(name) || name.String() == "" {
+			return r.fatalf(wferr.InvalidArgument, "workflow() needs a workflow name string as its first argument, got %s", describe(name))
+		}
+		if r.cfg.LoadWorkflow == nil {
+			return r.fatalf(wferr.InvalidArgument, "workflow(%q): no workflows folder is configured; set --workflows-dir (CLI) or Config.WorkflowsDir", name.String())
+		}
+		s, err := r.cfg.LoadWorkflow(name.String())
+		if err != nil {
+			if we, ok := err.(*wferr.Error); ok {
+				r.fail(we)
+				return goja.Undefined()
+			}
+			return r.fatalf(wferr.InvalidArgument, "workflow(%q): %v", name.String(), err)
+		}
+		fn, err := r.rt.Load(s)
+		if err != nil {
+			r.fail(asError(r.rt.Error(err)))
+			return goja.Undefined()
+		}
+		// The nested script gets its own copy of args, as a fresh run would.
+		var args goja.Value = goja.Undefined()
+		if a := call.Argument(1); !goja.IsUndefined(a) {
+			raw, err := r.rt.ExportJSON(a, 0)
+			if err != nil {
+				return r.fatalf(wferr.InvalidArgument, "workflow(%q) args must be JSON data: %v", name.String(), err)
+			}
+			if args, err = r.rt.ParseJSON(raw); err != nil {
+				return r.fatalf(wferr.InvalidArgument, "workflow(%q) args must be JSON data: %v", name.String(), err)
+			}
+		}
+		v, err := fn(goja.Undefined(), args, r.vm.ToValue(r.workflowFunc(depth+1)))
+		if err != nil {
+			panic(err) // an interrupt or stack overflow: let it unwind the VM
+		}
+		return v
+	}
+}
+
+var _ = json.Marshal

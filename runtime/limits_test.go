@@ -1,0 +1,187 @@
+package runtime_test
+
+import (
+	"context"
+	. "github.com/wfrun/wfrun/runtime"
+	"testing"
+	"time"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/internal/wferr"
+	"github.com/wfrun/wfrun/sandbox"
+)
+
+func mustParse(t *testing.T, src string) *sandbox.Script {
+	t.Helper()
+	s, err := sandbox.Parse("script.js", src)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	return s
+}
+
+func newRecorder() *eventcheck.Recorder { return &eventcheck.Recorder{} }
+
+// runScriptNoDrain is runScript for tests whose provider is released later.
+func runScriptNoDrain(t *testing.T, src string, opts ...func(*Config)) (Outcome, *eventcheck.Recorder) {
+	t.Helper()
+	rec := newRecorder()
+	cfg := Config{RunID: "wf_t", Script: mustParse(t, src), Emit: rec.Record}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	out := Run(context.Background(), cfg)
+	if err := eventcheck.Check(rec.Events(), false); err != nil {
+		t.Errorf("event invariants: %v", err)
+	}
+	return out, rec
+}
+
+func TestStall_AwaitingANeverSettlingPromiseEndsPromptly(t *testing.T) {
+	start := time.Now()
+	out, _ := runScript(t, `await new Promise(() => {}); return 1`)
+	wantCode(t, out, wferr.ScriptStalled, "nothing will ever settle")
+	if time.Since(start) > 2*time.Second {
+		t.Fatalf("stall took %v", time.Since(start))
+	}
+}
+
+func TestStall_AfterChildrenFinish(t *testing.T) {
+	out, _ := runScript(t, `await agent('x'); await new Promise(() => {})`)
+	wantCode(t, out, wferr.ScriptStalled, "")
+}
+
+func TestTimeout_BusyLoopEndsAtTheDeadline(t *testing.T) {
+	out, _ := runScript(t, `while (true) {}`, func(c *Config) { c.Timeout = 100 * time.Millisecond })
+	wantCode(t, out, wferr.Timeout, "deadline")
+}
+
+func TestTimeout_BusyLoopInsideCatchStillEnds(t *testing.T) {
+	out, _ := runScript(t, `for (;;) { try { while (true) {} } catch (e) {} }`, func(c *Config) { c.Timeout = 100 * time.Millisecond })
+	wantCode(t, out, wferr.Timeout, "")
+}
+
+func TestTimeout_WhileWaitingForChildren(t *testing.T) {
+	p := newBlocking()
+	out, rec := runScript(t, `return await agent('x')`, withProvider(p), func(c *Config) { c.Timeout = 50 * time.Millisecond })
+	wantCode(t, out, wferr.Timeout, "")
+	if ends := rec.Of(EventAgentEnd); len(ends) != 1 || ends[0].Outcome != agentapi.StatusCancelled {
+		t.Fatalf("agent.end %+v", ends)
+	}
+}
+
+func TestRecursion_RunawayRecursionEndsWithAnError(t *testing.T) {
+	out, _ := runScript(t, `function f(n) { return f(n + 1) + 1 }; try { f(0) } catch (e) { return 'caught' }`)
+	wantCode(t, out, wferr.ResourceLimit, "stack")
+}
+
+func TestPanic_ProviderPanicFailsOnlyThatRun(t *testing.T) {
+	p := &funcProvider{name: "boom", caps: agentapi.All(), run: func(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+		panic("provider bug")
+	}}
+	out, rec := runScript(t, `return await agent('x')`, withProvider(p))
+	wantCode(t, out, wferr.AgentResult, "panicked")
+	if len(rec.Of(EventAgentEnd)) != 1 {
+		t.Fatal("the panicking child has no agent.end")
+	}
+	out, _ = runScript(t, `return await agent('still works')`)
+	wantValue(t, out, `"still works"`)
+}
+
+func TestPanic_HostCallbackPanicFailsOnlyThatRun(t *testing.T) {
+	out, _ := runScript(t, `return await workflow('x')`, func(c *Config) {
+		c.LoadWorkflow = func(string) (*sandbox.Script, error) { panic("loader bug") }
+	})
+	wantCode(t, out, wferr.Internal, "loader bug")
+}
+
+func TestProvider_ErrorIsAgentStart(t *testing.T) {
+	p := &funcProvider{name: "nokey", caps: agentapi.All(), run: func(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+		return agentapi.Result{}, errString("OPENAI_API_KEY is not set")
+	}}
+	out, _ := runScript(t, `const r = await agent('x'); return r`, withProvider(p))
+	wantCode(t, out, wferr.AgentStart, "OPENAI_API_KEY")
+}
+
+func TestProvider_UnknownStatusIsAgentResult(t *testing.T) {
+	p := &funcProvider{name: "weird", caps: agentapi.All(), run: func(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+		return agentapi.Result{Status: "done"}, nil
+	}}
+	out, _ := runScript(t, `return await agent('x')`, withProvider(p))
+	wantCode(t, out, wferr.AgentResult, `status "done"`)
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func TestResult_ValuesFollowJSONStringify(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{`return undefined`, `null`},
+		{``, `null`},
+		{`return {a: undefined, b: [undefined, () => 1], d: new Date(0)}`, `{"b":[null,null],"d":"1970-01-01T00:00:00.000Z"}`},
+		{`return {toJSON() { return 'custom' }}`, `"custom"`},
+		{`return 'text'`, `"text"`},
+	}
+	for _, c := range cases {
+		out, _ := runScript(t, c.src)
+		wantValue(t, out, c.want)
+	}
+}
+
+func TestResult_CycleOrBigIntIsUnserializable(t *testing.T) {
+	for _, src := range []string{`const a = {}; a.self = a; return a`, `return {n: 10n}`} {
+		out, _ := runScript(t, src)
+		wantCode(t, out, wferr.ResultUnserializable, "")
+	}
+}
+
+func TestScriptError_UncaughtThrowHasMessageAndLine(t *testing.T) {
+	out, _ := runScript(t, "const x = 1\n\nthrow new Error('boom')\n")
+	wantCode(t, out, wferr.ScriptError, "boom")
+	if out.Err.Line != 3 {
+		t.Fatalf("line %d, want 3 (%v)", out.Err.Line, out.Err)
+	}
+}
+
+func TestWorkflow_NestedRunsInlineAndSharesTheCounter(t *testing.T) {
+	inner := mustParse(t, `return {got: args, r: await agent('inner ' + args.x)}`)
+	out, _ := runScript(t, `const a = await agent('outer'); const w = await workflow('inner', {x: 1}); return {a, w}`,
+		func(c *Config) {
+			c.LoadWorkflow = func(name string) (*sandbox.Script, error) { return inner, nil }
+		})
+	wantValue(t, out, `{"a":"outer","w":{"got":{"x":1},"r":"inner 1"}}`)
+	if out.AgentsSpawned != 2 {
+		t.Fatalf("spawned %d", out.AgentsSpawned)
+	}
+}
+
+func TestWorkflow_NestingTwiceIsFatal(t *testing.T) {
+	inner := mustParse(t, `try { await workflow('again') } catch (e) {} return 1`)
+	out, _ := runScript(t, `return await workflow('inner')`, func(c *Config) {
+		c.LoadWorkflow = func(name string) (*sandbox.Script, error) { return inner, nil }
+	})
+	wantCode(t, out, wferr.Nesting, "one level")
+}
+
+func TestLog_ConsoleAndLogEmitEvents(t *testing.T) {
+	_, rec := runScript(t, `log('a', 1, {b: 2}); console.warn('w'); console.log([1])`)
+	logs := rec.Of(EventLog)
+	want := []string{`a 1 {"b":2}`, `w`, `[1]`}
+	if len(logs) != len(want) {
+		t.Fatalf("logs %+v", logs)
+	}
+	for i, w := range want {
+		if logs[i].Message != w {
+			t.Fatalf("log %d = %q, want %q", i, logs[i].Message, w)
+		}
+	}
+}
+
+func TestArgs_AreVerbatimAndUndefinedWhenAbsent(t *testing.T) {
+	out, _ := runScript(t, `return [typeof args, args?.topic]`)
+	wantValue(t, out, `["undefined", null]`)
+	out, _ = runScript(t, `return args`, func(c *Config) { c.Args = []byte(`{"topic":"x","n":[1,2]}`) })
+	wantValue(t, out, `{"topic":"x","n":[1,2]}`)
+}

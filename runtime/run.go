@@ -1,0 +1,349 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	stdruntime "runtime"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/schema"
+	"github.com/wfrun/wfrun/internal/wferr"
+	"github.com/wfrun/wfrun/meta"
+	"github.com/wfrun/wfrun/sandbox"
+)
+
+// Defaults used when a Config field is zero.
+const (
+	DefaultConcurrency    = 16
+	DefaultMaxAgents      = 1000
+	DefaultMaxItems       = 4096
+	DefaultCancelGrace    = 2 * time.Second
+	DefaultMaxResultBytes = 16 << 20
+)
+
+// Config is everything one run needs. The engine fills it; zero fields take
+// the defaults above.
+type Config struct {
+	RunID  string
+	Parent string
+
+	Script *sandbox.Script
+	Args   json.RawMessage // nil: args is undefined
+	Meta   meta.WorkflowMeta
+
+	Provider agentapi.Provider
+
+	Concurrency    int           // slots for running children (FIFO)
+	MaxAgents      int           // accepted agent() calls per run
+	MaxItems       int           // items per parallel()/pipeline() call
+	Timeout        time.Duration // the run's deadline; 0 = none
+	AgentTimeout   time.Duration // default per-child timeout; 0 = none
+	BudgetTokens   int64         // 0 = no budget
+	CancelGrace    time.Duration // how long a cancelled child may take to return
+	MaxResultBytes int           // size limit of the returned value's JSON
+
+	// Emit receives the run's events (never run.start or run.end: the
+	// engine emits those). It is called from several goroutines, one call at
+	// a time, and must not block for long or call back into the run.
+	Emit func(Event)
+
+	// LoadWorkflow resolves workflow(name) to a checked script; nil means
+	// workflow() is not available (calls fail with INVALID_ARGUMENT).
+	LoadWorkflow func(name string) (*sandbox.Script, error)
+
+	// Sandbox configures the VM.
+	Sandbox sandbox.Options
+}
+
+// Counts tallies how children ended.
+type Counts struct {
+	Completed int `json:"completed"`
+	Failed    int `json:"failed"`
+	TimedOut  int `json:"timedOut"`
+	Cancelled int `json:"cancelled"`
+	Replayed  int `json:"replayed"`
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	Value         json.RawMessage // the script's return value as JSON; nil when Err is set
+	Err           *wferr.Error    // nil when the script completed
+	AgentsSpawned int
+	Agents        Counts
+	Usage         agentapi.Usage
+
+	// Drained is closed when every child goroutine of the run has returned.
+	// It may stay open after Run returns if a provider ignores cancellation.
+	Drained <-chan struct{}
+}
+
+// run is the state of one run. Fields marked "loop" are touched only on the
+// loop goroutine; fields under mu are shared with child goroutines.
+type run struct {
+	cfg  Config
+	rt   *sandbox.Runtime // loop
+	vm   *goja.Runtime    // loop (Interrupt: any goroutine)
+	loop *loop
+
+	childCtx       context.Context
+	cancelChildren context.CancelCauseFunc
+	gate           gate
+
+	body *goja.Promise // loop: the script's promise
+
+	phase   string                    // loop: current phase title
+	schemas map[string]*schema.Schema // loop: compiled schemas by raw text
+	helpers jsHelpers                 // loop
+
+	pending   sync.WaitGroup // children not yet ended (logically)
+	goroutine sync.WaitGroup // child goroutines still running
+
+	mu       sync.Mutex
+	stopping bool         // no child may start once set
+	fatal    *wferr.Error // the first fatal error
+	spawned  int
+	counts   Counts
+	usage    agentapi.Usage
+}
+
+// Run runs cfg.Script to the end on the calling goroutine and returns how it
+// ended. ctx cancels the run: its cause decides the error (a *wferr.Error
+// cause is used as is; anything else becomes CANCELLED).
+func Run(ctx context.Context, cfg Config) Outcome {
+	cfg = withDefaults(cfg)
+	r := &run{
+		cfg:     cfg,
+		loop:    newLoop(),
+		schemas: make(map[string]*schema.Schema),
+	}
+	r.gate.free = cfg.Concurrency
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if cfg.Timeout > 0 {
+		var cancelT context.CancelFunc
+		ctx, cancelT = context.WithTimeoutCause(ctx, cfg.Timeout,
+			wferr.New(wferr.Timeout, "the run passed its deadline of %s; raise the timeout or do less per run", cfg.Timeout))
+		defer cancelT()
+	}
+	// Children do not inherit the run context's cancellation directly: fail
+	// marks the run stopping first and then cancels them, so a slot freed by
+	// a cancelled child can never start the next one.
+	r.childCtx, r.cancelChildren = context.WithCancelCause(context.WithoutCancel(ctx))
+	defer r.cancelChildren(nil)
+
+	r.rt = sandbox.New(cfg.Sandbox)
+	r.vm = r.rt.VM
+	stopWatch := context.AfterFunc(ctx, func() { r.fail(causeError(ctx)) })
+
+	err := r.drive(ctx)
+	stopWatch()
+
+	out := r.settle(err)
+	r.shutdown()
+
+	r.mu.Lock()
+	out.AgentsSpawned = r.spawned
+	out.Agents = r.counts
+	out.Usage = r.usage
+	r.mu.Unlock()
+
+	drained := make(chan struct{})
+	go func() {
+		r.goroutine.Wait()
+		close(drained)
+	}()
+	out.Drained = drained
+	return out
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.MaxAgents <= 0 {
+		cfg.MaxAgents = DefaultMaxAgents
+	}
+	if cfg.MaxItems <= 0 {
+		cfg.MaxItems = DefaultMaxItems
+	}
+	if cfg.CancelGrace <= 0 {
+		cfg.CancelGrace = DefaultCancelGrace
+	}
+	if cfg.MaxResultBytes <= 0 {
+		cfg.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if cfg.Emit == nil {
+		cfg.Emit = func(Event) {}
+	}
+	return cfg
+}
+
+// causeError turns the cause of a done run context into the run's error.
+func causeError(ctx context.Context) *wferr.Error {
+	cause := context.Cause(ctx)
+	if e, ok := cause.(*wferr.Error); ok {
+		return e
+	}
+	if cause == context.DeadlineExceeded {
+		return wferr.New(wferr.Timeout, "the caller's deadline passed before the run finished")
+	}
+	return wferr.Wrap(wferr.Cancelled, cause, "the run was cancelled by its caller")
+}
+
+// CancelledError is the cause to give a run's context when someone cancels it
+// on purpose; reason is shown to the user.
+func CancelledError(reason string) *wferr.Error {
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return wferr.New(wferr.Cancelled, "the run was cancelled: %s", reason)
+}
+
+// fail records err as the run's fatal error (the first one wins), stops the
+// loop, interrupts the VM and cancels every child. Any goroutine may call it.
+func (r *run) fail(err *wferr.Error) {
+	r.mu.Lock()
+	if r.fatal == nil {
+		r.fatal = err
+	}
+	r.stopping = true
+	r.mu.Unlock()
+	r.vm.Interrupt(err)
+	r.loop.stop()
+	r.cancelChildren(err)
+}
+
+// drive runs the loop, turning a panic on the loop goroutine (a bug in a host
+// function) into an INTERNAL error for this run only.
+func (r *run) drive(ctx context.Context) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			buf := make([]byte, 4096)
+			buf = buf[:stdruntime.Stack(buf, false)]
+			err = wferr.New(wferr.Internal, "wfrun bug: a host function panicked: %v; please report it with the script\n%s", p, buf)
+		}
+	}()
+	r.loop.done = func() bool { return r.body != nil && r.body.State() != goja.PromiseStatePending }
+	return r.loop.run(func() error {
+		if ctx.Err() != nil {
+			r.fail(causeError(ctx))
+			return nil
+		}
+		return r.start()
+	})
+}
+
+// start installs the globals, loads the script and calls its body.
+func (r *run) start() error {
+	if err := r.install(); err != nil {
+		return err
+	}
+	fn, err := r.rt.Load(r.cfg.Script)
+	if err != nil {
+		return err
+	}
+	var argsVal goja.Value = goja.Undefined()
+	if len(r.cfg.Args) > 0 {
+		if argsVal, err = r.rt.ParseJSON(r.cfg.Args); err != nil {
+			return wferr.Wrap(wferr.InvalidRequest, err, "args is not valid JSON: %v", err)
+		}
+	}
+	v, err := fn(goja.Undefined(), argsVal, r.vm.ToValue(r.workflowFunc(0)))
+	if err != nil {
+		return err
+	}
+	p, ok := v.Export().(*goja.Promise)
+	if !ok {
+		return wferr.New(wferr.Internal, "wfrun bug: the script wrapper did not return a promise")
+	}
+	r.body = p
+	return nil
+}
+
+// settle decides the outcome once the loop has returned.
+func (r *run) settle(loopErr error) Outcome {
+	r.mu.Lock()
+	fatal := r.fatal
+	r.stopping = true
+	r.mu.Unlock()
+	if fatal != nil {
+		return Outcome{Err: fatal}
+	}
+	if loopErr != nil {
+		return Outcome{Err: asError(r.rt.Error(loopErr))}
+	}
+	switch {
+	case r.body == nil:
+		return Outcome{Err: wferr.New(wferr.Internal, "wfrun bug: the run ended before the script started")}
+	case r.body.State() == goja.PromiseStateFulfilled:
+		r.vm.ClearInterrupt()
+		raw, err := r.rt.ExportJSON(r.body.Result(), r.cfg.MaxResultBytes)
+		if err != nil {
+			return Outcome{Err: asError(err)}
+		}
+		return Outcome{Value: raw}
+	case r.body.State() == goja.PromiseStateRejected:
+		r.vm.ClearInterrupt()
+		return Outcome{Err: asError(r.rt.RejectionError(r.body.Result()))}
+	default:
+		return Outcome{Err: wferr.New(wferr.ScriptStalled,
+			"the script is waiting for a promise that nothing will ever settle (no agent is running); await only promises from agent(), parallel(), pipeline(), workflow() or Promise.all over them")}
+	}
+}
+
+func asError(err error) *wferr.Error {
+	if e, ok := err.(*wferr.Error); ok {
+		return e
+	}
+	return wferr.Wrap(wferr.Internal, err, "wfrun bug: unclassified error: %v", err)
+}
+
+// shutdown cancels what is left of the run and waits until every child has
+// ended: queued children are dropped without events, running ones are
+// cancelled and given CancelGrace to return before they are ended for them.
+func (r *run) shutdown() {
+	r.mu.Lock()
+	r.stopping = true
+	cause := r.fatal
+	r.mu.Unlock()
+	if cause == nil {
+		cause = wferr.New(wferr.Cancelled, "the script finished without awaiting this agent")
+	}
+	r.cancelChildren(cause)
+	for _, c := range r.gate.drain() {
+		r.drop(c)
+	}
+	r.pending.Wait()
+}
+
+// emit sends an event; the caller holds r.mu, which orders events.
+func (r *run) emitLocked(ev Event) {
+	ev.RunID = r.cfg.RunID
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	defer func() { _ = recover() }() // a panicking sink must not take the run down
+	r.cfg.Emit(ev)
+}
+
+func (r *run) emit(ev Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.emitLocked(ev)
+}
+
+// fatalf records a fatal error raised by a host function on the loop goroutine.
+func (r *run) fatalf(code wferr.Code, format string, args ...any) goja.Value {
+	r.fail(wferr.New(code, format, args...))
+	return goja.Undefined()
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var _ = fmt.Sprintf
