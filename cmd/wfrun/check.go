@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/wfrun/wfrun/engine"
+)
+
+// checkCommand is `wfrun check SCRIPT.js [flags]`: every pre-check of a run
+// started with the same command line, and nothing executed. It accepts the
+// flags that shape the request (--meta, --args, --provider, the limits, …)
+// and refuses the ones that only shape how a run is watched.
+func checkCommand(args []string, e env) int {
+	o, err := parseFlags(cmdCheck, args)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if o.help {
+		return help(e)
+	}
+	in, err := loadInvocation(o, e)
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return usageFail(e, "%s", ue.msg)
+		}
+		return printJSON(e, failedCheck(err), exitFailed)
+	}
+	eng, err := newEngine(in, e, nil, false)
+	if err != nil {
+		return printJSON(e, failedCheck(err), exitFailed)
+	}
+	prepareRequest(eng, in, o, e)
+	res := eng.Check(in.req)
+	if err := closeEngine(eng); err != nil {
+		notice(e, "%v", err)
+	}
+	if !res.OK {
+		return printJSON(e, res, exitFailed)
+	}
+	// A passing check always lists its warnings, even none, so that a
+	// caller can read them without testing for the key.
+	warnings := res.Warnings
+	if warnings == nil {
+		warnings = []string{}
+	}
+	return printJSON(e, struct {
+		OK       bool     `json:"ok"`
+		Meta     any      `json:"meta"`
+		Warnings []string `json:"warnings"`
+	}{true, res.Meta, warnings}, exitCompleted)
+}
+
+// failedCheck renders an error found before the engine's checks as a
+// CheckResult.
+func failedCheck(err error) engine.CheckResult {
+	var we *engine.Error
+	if !errors.As(err, &we) {
+		we = &engine.Error{Code: engine.CodeInternal, Message: err.Error()}
+	}
+	return engine.CheckResult{ErrorCode: we.Code, Error: we.Message, ErrorLine: we.Line, ErrorColumn: we.Column}
+}

@@ -1,0 +1,23 @@
+// Command wfrun runs JavaScript workflow scripts from a shell (DESIGN.md §7).
+//
+//	wfrun SCRIPT.js [flags]        run a script, print its WorkflowResult JSON on stdout
+//	wfrun check SCRIPT.js [flags]  run every pre-check and execute nothing
+//	wfrun providers                list the sub-agent providers and their capabilities
+//
+// stdout carries only the JSON answer; notices, the live progress line (on a
+// terminal) and `--events -` go to stderr. The exit status is the contract a
+// shell script relies on: 0 completed, 1 the run or a pre-check failed (the
+// JSON says why), 2 the command line itself was wrong (a message on stderr and
+// no JSON), 130 cancelled by SIGINT or SIGTERM (the JSON is still printed).
+//
+// Every behaviour lives in runMain, which takes its arguments, streams,
+// environment and signals as parameters so that tests run the command in
+// process; main only wires it to the real process. The two rules that decide
+// between exit 2 and exit 1: a file or flag wfrun cannot read or parse is a bad
+// invocation; content it read but that fails a check (args that are not
+// JSON, a rules file with a bad rule, a script that does not parse) is a
+// failed pre-check, reported as a result.
+//
+// Place: cmd → engine. The command imports engine and the providers it
+// registers; nothing imports it.
+package main

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// options is a parsed command line. String-valued flags are kept raw and
+// checked by validate, so that every complaint is a sentence of ours rather
+// than the flag package's.
+type options struct {
+	positional []string
+
+	args, meta, request, parent string
+	provider, model             string
+	fakeRules, workflowsDir     string
+	maxAgents, concurrency      string
+	timeout, agentTimeout       string
+	budgetTokens                string
+	events                      string
+
+	help, version bool
+
+	// set holds the names of the flags given explicitly.
+	set map[string]bool
+
+	// Parsed forms of the numeric flags (0 when not given).
+	maxAgentsN, concurrencyN int
+	budgetTokensN            int64
+	timeoutD, agentTimeoutD  time.Duration
+}
+
+// command says which flags a command accepts.
+type command int
+
+const (
+	cmdRun command = iota
+	cmdCheck
+)
+
+// runOnlyFlags are the flags that shape how a run is watched rather than
+// what is started; check refuses them instead of ignoring them.
+var runOnlyFlags = map[string]bool{"events": true}
+
+// newFlagSet returns the flags of cmd, bound to o.
+func newFlagSet(cmd command, o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet("wfrun", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	str := func(p *string, name string) {
+		if cmd == cmdCheck && runOnlyFlags[name] {
+			return
+		}
+		fs.StringVar(p, name, "", "")
+	}
+	str(&o.args, "args")
+	str(&o.meta, "meta")
+	str(&o.request, "request")
+	str(&o.parent, "parent")
+	str(&o.provider, "provider")
+	str(&o.model, "model")
+	str(&o.fakeRules, "fake-rules")
+	str(&o.workflowsDir, "workflows-dir")
+	str(&o.maxAgents, "max-agents")
+	str(&o.concurrency, "concurrency")
+	str(&o.timeout, "timeout")
+	str(&o.agentTimeout, "agent-timeout")
+	str(&o.budgetTokens, "budget-tokens")
+	str(&o.events, "events")
+	fs.BoolVar(&o.help, "help", false, "")
+	fs.BoolVar(&o.help, "h", false, "")
+	if cmd == cmdRun {
+		fs.BoolVar(&o.version, "version", false, "")
+	}
+	return fs
+}
+
+// parseFlags parses args for cmd. Flags may come before and after the
+// positional arguments; "--" ends the flags.
+func parseFlags(cmd command, args []string) (*options, error) {
+	o := &options{set: map[string]bool{}}
+	fs := newFlagSet(cmd, o)
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, flagError(cmd, err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			o.positional = append(o.positional, rest...)
+			break
+		}
+		o.positional = append(o.positional, rest[0])
+		args = rest[1:]
+	}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	if o.help || o.version {
+		return o, nil
+	}
+	return o, o.validate()
+}
+
+// flagError rewrites the flag package's errors as sentences that say what
+// to write instead.
+func flagError(cmd command, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = "--" + strings.TrimLeft(name, "-")
+		if cmd == cmdCheck && runOnlyFlags[strings.TrimPrefix(name, "--")] {
+			return fmt.Errorf("%s does not apply to check, which runs nothing; drop it", name)
+		}
+		return fmt.Errorf("unknown flag %s", name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		name = "--" + strings.TrimLeft(name, "-")
+		return fmt.Errorf("%s needs a value: write %s VALUE or %s=VALUE", name, name, name)
+	}
+	return errors.New(msg)
+}
+
+// validate parses the numeric and duration flags.
+func (o *options) validate() error {
+	var err error
+	if o.maxAgentsN, err = positiveInt("max-agents", o.maxAgents, "20"); err != nil {
+		return err
+	}
+	if o.concurrencyN, err = positiveInt("concurrency", o.concurrency, "4"); err != nil {
+		return err
+	}
+	n, err := positiveInt("budget-tokens", o.budgetTokens, "200000")
+	if err != nil {
+		return err
+	}
+	o.budgetTokensN = int64(n)
+	if o.timeoutD, err = positiveDuration("timeout", o.timeout, "10m"); err != nil {
+		return err
+	}
+	if o.agentTimeoutD, err = positiveDuration("agent-timeout", o.agentTimeout, "90s"); err != nil {
+		return err
+	}
+	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta"} {
+		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
+			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
+		}
+	}
+	return nil
+}
+
+// value returns the raw value of a string flag by name.
+func (o *options) value(name string) string {
+	switch name {
+	case "provider":
+		return o.provider
+	case "model":
+		return o.model
+	case "parent":
+		return o.parent
+	case "fake-rules":
+		return o.fakeRules
+	case "workflows-dir":
+		return o.workflowsDir
+	case "request":
+		return o.request
+	case "events":
+		return o.events
+	case "args":
+		return o.args
+	case "meta":
+		return o.meta
+	}
+	return ""
+}
+
+func positiveInt(name, raw, example string) (int, error) {
+	if raw == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(raw))
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("--%s: %q is not a positive whole number; write one like --%s %s", name, raw, name, example)
+	}
+	return n, nil
+}
+
+func positiveDuration(name, raw, example string) (time.Duration, error) {
+	if raw == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(raw))
+	if err != nil {
+		hint := ""
+		if _, numErr := strconv.Atoi(strings.TrimSpace(raw)); numErr == nil {
+			hint = " (a duration needs a unit)"
+		}
+		return 0, fmt.Errorf("--%s: %q is not a duration%s; write a Go duration like --%s %s, 90s or 1h30m", name, raw, hint, name, example)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("--%s: %s is not positive; write a duration like --%s %s", name, raw, name, example)
+	}
+	return d, nil
+}
+
+// millis converts a positive duration to whole milliseconds, rounding up so
+// that a sub-millisecond value does not become "the default".
+func millis(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}

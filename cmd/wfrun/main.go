@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit statuses (DESIGN.md §7).
+const (
+	exitCompleted   = 0   // the run completed; check passed
+	exitFailed      = 1   // the run or a pre-check failed; the JSON says why
+	exitUsage       = 2   // bad invocation: a message on stderr, no JSON
+	exitInterrupted = 130 // cancelled by SIGINT or SIGTERM
+)
+
+// env is everything runMain takes from the process.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	// stderr gets notices, the progress line and `--events -`. When it is a
+	// character device (os.File or anything with the same Stat method) the
+	// live progress line is drawn on it.
+	stderr io.Writer
+	getenv func(string) string
+	// signals delivers SIGINT and SIGTERM; nil means none will come.
+	signals <-chan os.Signal
+}
+
+func main() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	os.Exit(runMain(os.Args[1:], env{
+		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		getenv: os.Getenv, signals: sigs,
+	}))
+}
+
+// runMain runs one wfrun command and returns its exit status. It returns
+// only after the engine has closed and every goroutine it started has
+// ended — except on a second signal, when it returns exitInterrupted at once
+// and leaves the process to exit.
+func runMain(args []string, e env) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "check":
+			return checkCommand(args[1:], e)
+		case "providers":
+			return providersCommand(args[1:], e)
+		}
+	}
+	return runCommand(args, e)
+}
+
+// usageFail reports a bad invocation: one line on stderr, no JSON.
+func usageFail(e env, format string, args ...any) int {
+	fmt.Fprintf(e.stderr, "wfrun: "+format+"\n", args...)
+	fmt.Fprintln(e.stderr, "Run 'wfrun --help' for the flags and examples.")
+	return exitUsage
+}
+
+// notice writes one line for the person at the shell.
+func notice(e env, format string, args ...any) {
+	fmt.Fprintf(e.stderr, "wfrun: "+format+"\n", args...)
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wfrun/wfrun/agentapi/fake"
+	"github.com/wfrun/wfrun/engine"
+)
+
+// defaultParent owns the children of a run started from the command line.
+const defaultParent = "cli"
+
+// invocation is a command line resolved into what the engine needs: the
+// request, the fake provider's rules and the workflows folder.
+type invocation struct {
+	req engine.WorkflowStartRequest
+	// scriptFile is the script's path as given ("-" for stdin), for notices.
+	scriptFile string
+	// explicitProvider is true when --provider or the request named one.
+	explicitProvider bool
+	fakeRules        *fake.Rules
+	workflowsDir     string
+}
+
+// usageError is a bad invocation (exit 2): something wfrun could not read
+// or a command line it could not parse.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// precheck is content that was read but fails a check (exit 1, rendered as
+// a result): the same kind of error the engine's pre-checks return.
+func precheck(code engine.ErrorCode, format string, args ...any) error {
+	return &engine.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// loadInvocation reads every file and inline value the options name and
+// builds the request. Flags given explicitly override the fields of
+// --request. It returns a *usageError or an *engine.Error.
+func loadInvocation(o *options, e env) (*invocation, error) {
+	in := &invocation{}
+	stdin := &stdinGuard{r: e.stdin}
+
+	if o.request != "" {
+		data, err := stdin.readFile(o.request, "--request")
+		if err != nil {
+			return nil, err
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in.req); err != nil {
+			return nil, precheck(engine.CodeInvalidRequest,
+				"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, concurrency, timeoutMs, agentTimeoutMs, budgetTokens",
+				o.request, err)
+		}
+	}
+
+	switch len(o.positional) {
+	case 0:
+		if in.req.Script == "" {
+			return nil, usagef("no script given: write wfrun SCRIPT.js [flags], or pass a --request whose script is set")
+		}
+		if in.req.ScriptName == "" {
+			in.req.ScriptName = "request.js"
+		}
+		in.scriptFile = in.req.ScriptName
+	case 1:
+		path := o.positional[0]
+		src, err := stdin.readFile(path, "the script")
+		if err != nil {
+			return nil, err
+		}
+		in.req.Script = string(src)
+		in.req.ScriptName = filepath.Base(path)
+		if path == "-" {
+			in.req.ScriptName = "stdin.js"
+		}
+		in.scriptFile = path
+	default:
+		hint := ""
+		if strings.HasPrefix(strings.TrimSpace(o.positional[1]), "{") {
+			hint = "; to pass args write --args '" + o.positional[1] + "'"
+		}
+		return nil, usagef("one script at a time: got %s%s", strings.Join(o.positional, ", "), hint)
+	}
+
+	if o.args != "" {
+		data, err := jsonValue(stdin, "args", o.args, engine.CodeInvalidRequest, `{"topic":"…"}`)
+		if err != nil {
+			return nil, err
+		}
+		in.req.Args = data
+	}
+	if o.meta != "" {
+		data, err := jsonValue(stdin, "meta", o.meta, engine.CodeMetaInvalid, `{"name":"my-workflow","description":"what it does"}`)
+		if err != nil {
+			return nil, err
+		}
+		in.req.Meta = data
+	}
+
+	if o.provider != "" {
+		in.req.SubagentProvider = o.provider
+	}
+	in.explicitProvider = in.req.SubagentProvider != ""
+	if o.parent != "" {
+		in.req.Parent = o.parent
+	}
+	if in.req.Parent == "" {
+		in.req.Parent = defaultParent
+	}
+	if o.maxAgentsN > 0 {
+		in.req.MaxTotalAgents = o.maxAgentsN
+	}
+	if o.concurrencyN > 0 {
+		in.req.Concurrency = o.concurrencyN
+	}
+	if o.budgetTokensN > 0 {
+		in.req.BudgetTokens = o.budgetTokensN
+	}
+	if o.timeoutD > 0 {
+		in.req.TimeoutMs = millis(o.timeoutD)
+	}
+	if o.agentTimeoutD > 0 {
+		in.req.AgentTimeoutMs = millis(o.agentTimeoutD)
+	}
+
+	if o.fakeRules != "" {
+		data, err := stdin.readFile(o.fakeRules, "--fake-rules")
+		if err != nil {
+			return nil, err
+		}
+		rules, err := fake.ParseRules(data)
+		if err != nil {
+			return nil, precheck(engine.CodeInvalidRequest, "--fake-rules %s: %v", o.fakeRules, err)
+		}
+		in.fakeRules = rules
+	}
+	if o.workflowsDir != "" {
+		st, err := os.Stat(o.workflowsDir)
+		if err != nil {
+			return nil, usagef("--workflows-dir: %v; name an existing folder of saved NAME.js workflows", err)
+		}
+		if !st.IsDir() {
+			return nil, usagef("--workflows-dir: %s is a file; name the folder that holds the saved NAME.js workflows", o.workflowsDir)
+		}
+		in.workflowsDir = o.workflowsDir
+	}
+	return in, nil
+}
+
+// jsonValue reads a JSON|@FILE flag and checks that it is JSON.
+func jsonValue(stdin *stdinGuard, name, raw string, code engine.ErrorCode, example string) (json.RawMessage, error) {
+	data := []byte(raw)
+	if file, ok := strings.CutPrefix(raw, "@"); ok {
+		var err error
+		if data, err = stdin.readFile(file, "--"+name+" @"+file); err != nil {
+			return nil, err
+		}
+	}
+	data = bytes.TrimSpace(data)
+	var v json.RawMessage
+	if err := json.Unmarshal(data, &v); err != nil {
+		if strings.HasPrefix(raw, "@") {
+			return nil, precheck(code, "--%s %s: not JSON (%v); write one JSON value such as %s in the file", name, raw, err, example)
+		}
+		return nil, precheck(code, "--%s: not JSON (%v); pass JSON like --%s '%s' or @file.json", name, err, name, example)
+	}
+	return v, nil
+}
+
+// stdinGuard lets exactly one input be read from stdin ("-" or "@-").
+type stdinGuard struct {
+	r    io.Reader
+	used string
+}
+
+// readFile reads path, or stdin for "-"; what names the input in messages.
+func (g *stdinGuard) readFile(path, what string) ([]byte, error) {
+	if path == "-" {
+		if g.used != "" {
+			return nil, usagef("%s and %s both read stdin; put one of them in a file", g.used, what)
+		}
+		g.used = what
+		if g.r == nil {
+			return nil, usagef("%s: stdin is not available", what)
+		}
+		data, err := io.ReadAll(g.r)
+		if err != nil {
+			return nil, usagef("%s: cannot read stdin: %v", what, err)
+		}
+		return data, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		hint := ""
+		if errors.Is(err, os.ErrNotExist) && what == "the script" && filepath.Ext(path) == "" {
+			hint = " (the commands are check and providers; a script is a .js file)"
+		}
+		return nil, usagef("cannot read %s: %v%s", what, pathError(err), hint)
+	}
+	return data, nil
+}
+
+// pathError drops the Go operation name from an *os.PathError ("open x: no
+// such file" becomes "x: no such file").
+func pathError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}

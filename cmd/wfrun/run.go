@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/wfrun/wfrun/engine"
+)
+
+// closeTimeout bounds how long wfrun waits for the engine's goroutines after
+// the result is printed (a provider past its cancel grace, say).
+const closeTimeout = 10 * time.Second
+
+// runCommand is `wfrun SCRIPT.js [flags]`.
+func runCommand(args []string, e env) int {
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, shortUsage)
+		return exitUsage
+	}
+	o, err := parseFlags(cmdRun, args)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	switch {
+	case o.help:
+		return help(e)
+	case o.version:
+		fmt.Fprintln(e.stdout, "wfrun", version())
+		return exitCompleted
+	}
+
+	in, err := loadInvocation(o, e)
+	if err != nil {
+		return failBeforeRun(e, err)
+	}
+
+	events, closeEvents, err := openEvents(o.events, e)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	defer closeEvents()
+
+	eng, err := newEngine(in, e, events, !in.explicitProvider)
+	if err != nil {
+		return printJSON(e, engine.FailedResult(newRunID(), err), exitFailed)
+	}
+	res, code := startAndWait(eng, in, o, e, events)
+	if code == exitInterrupted && res == nil {
+		return code // a second signal: exit at once
+	}
+	// The result first: closing waits for stragglers (a provider slow to
+	// honour its cancel), and the person at the shell should not.
+	code = printJSON(e, res, code)
+	if err := closeEngine(eng); err != nil {
+		notice(e, "%v", err)
+	}
+	if events != nil && events.log.Err() != nil {
+		notice(e, "--events: %v", events.log.Err())
+	}
+	return code
+}
+
+// failBeforeRun reports an error found before the engine was involved: a
+// *usageError exits 2, a failed check prints its result and exits 1.
+func failBeforeRun(e env, err error) int {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return usageFail(e, "%s", ue.msg)
+	}
+	return printJSON(e, engine.FailedResult(newRunID(), err), exitFailed)
+}
+
+// sinks are where a run's events go besides the result.
+type sinks struct {
+	log      *eventLog // --events; nil without it
+	toStderr bool      // --events -
+}
+
+// openEvents opens --events. The returned close function is always safe to call.
+func openEvents(path string, e env) (*sinks, func(), error) {
+	switch path {
+	case "":
+		return nil, func() {}, nil
+	case "-":
+		return &sinks{log: newEventLog(e.stderr), toStderr: true}, func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--events: cannot create %s; name a file in a folder you can write, or - for stderr", pathError(err))
+	}
+	return &sinks{log: newEventLog(f)}, func() { f.Close() }, nil
+}
+
+// newEngine configures an engine for in. When the request names no
+// provider, the engine's default is chosen from the environment and, if
+// announce, a notice says which.
+func newEngine(in *invocation, e env, s *sinks, announce bool) (*engine.Engine, error) {
+	providers := providerSet(e.getenv)
+	def, why := defaultProvider(e.getenv, providers)
+	if announce && why != "" {
+		notice(e, "%s", why)
+	}
+	cfg := engine.Config{
+		Providers:       providers,
+		DefaultProvider: def,
+		FakeRules:       in.fakeRules,
+		WorkflowsDir:    in.workflowsDir,
+	}
+	if s != nil {
+		cfg.Events = s.log.record
+	}
+	return engine.New(cfg)
+}
+
+// prepareRequest completes in.req with the CLI's conveniences — meta named
+// after the file, --model — and says on stderr what it did.
+func prepareRequest(eng *engine.Engine, in *invocation, o *options, e env) {
+	if supplyMeta(eng, &in.req) {
+		notice(e, "%s has no meta; using %s (pass --meta to set your own)", in.scriptFile, in.req.Meta)
+	}
+	if o.model != "" {
+		if why := applyModel(eng, &in.req, o.model); why != "" {
+			notice(e, "%s", why)
+		}
+	}
+}
+
+// startAndWait starts the run and waits for it, cancelling it on the first
+// signal. It returns the result (nil after a second signal) and the exit status.
+func startAndWait(eng *engine.Engine, in *invocation, o *options, e env, s *sinks) (*engine.WorkflowResult, int) {
+	prepareRequest(eng, in, o, e)
+
+	var prog *progress
+	if isTerminal(e.stderr) && (s == nil || !s.toStderr) {
+		prog = startProgress(e.stderr)
+		in.req.OnEvent = prog.record
+	}
+	stopProgress := func() {
+		if prog != nil {
+			prog.stop()
+			prog = nil
+		}
+	}
+	defer stopProgress()
+
+	run, err := eng.Start(context.Background(), in.req)
+	if err != nil {
+		stopProgress()
+		res := engine.FailedResult(newRunID(), err)
+		return &res, exitFailed
+	}
+
+	interrupted := false
+	for {
+		select {
+		case <-run.Done():
+			stopProgress()
+			res := run.Wait()
+			return &res, exitStatus(res, interrupted)
+		case sig := <-e.signals:
+			if interrupted {
+				stopProgress()
+				notice(e, "second %s: exiting without waiting for the run", signalName(sig))
+				return nil, exitInterrupted
+			}
+			interrupted = true
+			run.Cancel("interrupted by " + signalName(sig))
+		}
+	}
+}
+
+// exitStatus maps a settled run to the exit status.
+func exitStatus(res engine.WorkflowResult, interrupted bool) int {
+	switch {
+	case res.StopReason == engine.StopCompleted:
+		return exitCompleted
+	case interrupted && res.StopReason == engine.StopCancelled:
+		return exitInterrupted
+	default:
+		return exitFailed
+	}
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
+
+// closeEngine closes eng, waiting at most closeTimeout for its goroutines.
+func closeEngine(eng *engine.Engine) error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	if err := eng.Close(ctx); err != nil {
+		return fmt.Errorf("the engine did not shut down within %s: %w", closeTimeout, err)
+	}
+	return nil
+}
+
+// newRunID names a run that failed before it started, in the engine's format.
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "wf_" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,3 @@
+// DSH dialect: no meta in the script.
+const r = await agent({ prompt: 'Summarise nothing', description: 'summarise' })
+return { status: r.status }

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// usage is the text of `wfrun --help` (golden file: testdata/help.golden).
+const usage = `wfrun runs JavaScript workflow scripts: a script hands tasks to sub-agents
+with agent(), fans out with parallel() and pipeline(), and returns one JSON
+value, which wfrun prints as the run's result.
+
+Usage:
+  wfrun SCRIPT.js [flags]         run a script; print its result JSON on stdout
+  wfrun check SCRIPT.js [flags]   run every pre-check and execute nothing
+  wfrun providers                 list the sub-agent providers and what they support
+  wfrun --help | --version
+
+Flags may come before or after SCRIPT.js. SCRIPT.js may be - to read the
+script from stdin. A flag's value may follow it (--timeout 5m) or an equals
+sign (--timeout=5m).
+
+Input:
+  --args JSON|@FILE      the script's args global, as JSON:
+                           --args '{"topic":"vector databases"}'  or  --args @args.json
+                         (@- reads it from stdin)
+  --meta JSON|@FILE      the workflow's meta, for scripts without export const meta:
+                           --meta '{"name":"research","description":"research then write"}'
+                         A script with no meta anywhere is named after its file,
+                         and a notice on stderr says so.
+  --request FILE|-       a JSON WorkflowStartRequest (script, meta, args,
+                         subagentProvider, maxTotalAgents, parent, concurrency,
+                         timeoutMs, agentTimeoutMs, budgetTokens); flags given
+                         explicitly override its fields, and SCRIPT.js its script
+  --parent NAME          the agent that owns the run's children (default "cli")
+
+Sub-agents:
+  --provider NAME        the provider that runs every agent (see wfrun providers).
+                         Default: openai when OPENAI_API_KEY or OPENAI_BASE_URL is
+                         set, else the offline fake provider, with a notice on stderr
+  --model NAME           the default model of the run's agents, used when the
+                         workflow's meta names none
+  --fake-rules FILE      canned outcomes for the fake provider, first match wins:
+                           {"rules": [{"match": "^Audit", "reply": "…", "delayMs": 50,
+                                       "fail": "…", "timeout": false,
+                                       "usage": {"inputTokens": 10, "outputTokens": 5}}]}
+  --workflows-dir DIR    where workflow(name) finds saved workflows (NAME.js)
+
+Limits:
+  --max-agents N         at most N agent() calls in the run (default 1000; a
+                         request can lower the ceiling, never raise it)
+  --concurrency N        at most N agents running at once (default 16)
+  --timeout DURATION     the run's deadline as a Go duration: 90s, 5m, 1h30m
+                         (default 1h); past it the run ends with TIMEOUT
+  --agent-timeout DURATION
+                         each agent's deadline (default none)
+  --budget-tokens N      the run's token budget; agent() past it is BUDGET_EXHAUSTED
+
+Output:
+  --events FILE|-        write every event as a JSON line to FILE (- = stderr):
+                         run.start, phase, log, agent.start, agent.end, run.end
+  On a terminal, stderr shows a live progress line (phase, agents, tokens,
+  elapsed time) unless --events - writes there. stdout carries only the result.
+
+check takes the same flags except --events, and prints
+  {"ok":true,"meta":{…},"warnings":[…]}  or  {"ok":false,"errorCode":…,"error":…}
+
+Exit status:
+  0    the run completed (check: every pre-check passed)
+  1    the run failed or a pre-check failed; the JSON result says why in
+       errorCode and error (and errorLine for a script error)
+  2    bad invocation: unknown flag, missing script, unreadable file; a message
+       on stderr and no JSON
+  130  cancelled by SIGINT or SIGTERM; the JSON result is still printed, with
+       every running agent cancelled. A second signal exits at once.
+
+Examples:
+  wfrun research.js --args '{"topic":"vector databases"}'
+  wfrun audit.js --fake-rules audit.rules.json --events events.jsonl
+  wfrun notes.js --meta @meta.json --args @args.json --timeout 10m --concurrency 4
+  wfrun check research.js --meta '{"name":"research","description":"research then write"}'
+  wfrun --request request.json --provider fake
+`
+
+// shortUsage is printed when wfrun is run without arguments.
+const shortUsage = `usage: wfrun SCRIPT.js [flags]
+       wfrun check SCRIPT.js [flags]
+       wfrun providers
+Run 'wfrun --help' for the flags, examples and exit codes.
+`
+
+func help(e env) int {
+	fmt.Fprint(e.stdout, usage)
+	return exitCompleted
+}
+
+// version is the module version and VCS revision the binary was built from.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
