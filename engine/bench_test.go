@@ -101,7 +101,7 @@ type gatedProvider struct {
 	started sync.WaitGroup
 }
 
-func (p *gatedProvider) Name() string                         { return "gated" }
+func (p *gatedProvider) Name() string                        { return "gated" }
 func (p *gatedProvider) Capabilities() agentapi.Capabilities { return agentapi.All() }
 func (p *gatedProvider) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
 	p.started.Done()

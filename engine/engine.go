@@ -23,6 +23,7 @@ const (
 	DefaultProvider     = "fake"
 	DefaultMaxAgents    = runtime.DefaultMaxAgents
 	DefaultConcurrency  = runtime.DefaultConcurrency
+	MaxConcurrency      = 256 // the most children of one run a request may ask to run at once
 	DefaultMaxItems     = runtime.DefaultMaxItems
 	DefaultRunTimeout   = time.Hour
 	DefaultCancelGrace  = runtime.DefaultCancelGrace
@@ -213,6 +214,9 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.Model != "" {
+		m.Model = req.Model
+	}
 
 	maxAgents := e.cfg.MaxTotalAgents
 	if req.MaxTotalAgents > 0 {
@@ -224,7 +228,10 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	}
 	conc := e.cfg.Concurrency
 	if req.Concurrency > 0 {
-		conc = req.Concurrency
+		conc = min(req.Concurrency, MaxConcurrency)
+		if req.Concurrency > MaxConcurrency {
+			warnings = append(warnings, fmt.Sprintf("concurrency %d is above the limit; using %d", req.Concurrency, MaxConcurrency))
+		}
 	}
 	timeout := e.cfg.RunTimeout
 	if req.TimeoutMs > 0 {

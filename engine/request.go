@@ -22,6 +22,10 @@ type WorkflowStartRequest struct {
 	// Parent is the agent that owns every child of the run (required; the CLI uses "cli").
 	Parent string `json:"parent"`
 
+	// Model is the run's default model: it replaces meta.model, while a
+	// phase's model and an agent() call's model option still win.
+	Model string `json:"model,omitempty"`
+
 	// Concurrency overrides the number of children that may run at once.
 	Concurrency int `json:"concurrency,omitempty"`
 	// TimeoutMs overrides the run's deadline.

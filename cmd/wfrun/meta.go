@@ -55,38 +55,3 @@ func supplyMeta(eng *engine.Engine, req *engine.WorkflowStartRequest) (supplied 
 	req.Meta = try.Meta
 	return true
 }
-
-// applyModel makes model the run's default model when the meta sets none.
-// The engine has no request field for it yet, so it goes into the request's
-// meta; meta that comes from the script itself cannot be extended that way
-// (the two would differ). It returns a notice when the model is not used.
-func applyModel(eng *engine.Engine, req *engine.WorkflowStartRequest, model string) (notice string) {
-	c := eng.Check(*req)
-	if !c.OK || c.Meta == nil {
-		return "" // the run fails its pre-checks anyway, and says why
-	}
-	if c.Meta.Model != "" {
-		if c.Meta.Model != model {
-			return "--model " + model + " is not used: the workflow's meta sets model " + c.Meta.Model
-		}
-		return ""
-	}
-	if len(req.Meta) == 0 {
-		return "--model " + model + " is not used: the script's own meta sets no model, and a script's meta cannot be extended from the command line; add model: '" + model + "' to its export const meta"
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(req.Meta, &fields); err != nil || fields == nil {
-		return ""
-	}
-	fields["model"], _ = json.Marshal(model)
-	withModel, _ := json.Marshal(fields)
-	try := *req
-	try.Meta = withModel
-	if c := eng.Check(try); !c.OK {
-		// Only possible when the script has the same meta in export const
-		// meta as in --meta: adding the model makes them differ.
-		return "--model " + model + " is not used: the script's own meta sets no model; add model: '" + model + "' to its export const meta"
-	}
-	req.Meta = withModel
-	return ""
-}

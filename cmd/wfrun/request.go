@@ -61,7 +61,7 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&in.req); err != nil {
 			return nil, precheck(engine.CodeInvalidRequest,
-				"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, concurrency, timeoutMs, agentTimeoutMs, budgetTokens",
+				"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, model, concurrency, timeoutMs, agentTimeoutMs, budgetTokens",
 				o.request, err)
 		}
 	}
@@ -119,6 +119,9 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 	}
 	if in.req.Parent == "" {
 		in.req.Parent = defaultParent
+	}
+	if o.model != "" {
+		in.req.Model = o.model
 	}
 	if o.maxAgentsN > 0 {
 		in.req.MaxTotalAgents = o.maxAgentsN

@@ -118,16 +118,11 @@ func newEngine(in *invocation, e env, s *sinks, announce bool) (*engine.Engine, 
 	return engine.New(cfg)
 }
 
-// prepareRequest completes in.req with the CLI's conveniences — meta named
-// after the file, --model — and says on stderr what it did.
+// prepareRequest completes in.req with the CLI's convenience of meta named
+// after the file, and says on stderr what it did.
 func prepareRequest(eng *engine.Engine, in *invocation, o *options, e env) {
 	if supplyMeta(eng, &in.req) {
 		notice(e, "%s has no meta; using %s (pass --meta to set your own)", in.scriptFile, in.req.Meta)
-	}
-	if o.model != "" {
-		if why := applyModel(eng, &in.req, o.model); why != "" {
-			notice(e, "%s", why)
-		}
 	}
 }
 

@@ -334,7 +334,7 @@ func TestProviderNotices(t *testing.T) {
 	}
 }
 
-func TestModelBecomesTheMetaModelWhenTheMetaHasNone(t *testing.T) {
+func TestModelBecomesTheRunsDefaultModel(t *testing.T) {
 	o := wfrun(t, "testdata/no-meta.js", "--provider", "fake", "--model", "small-1", "--events", "-")
 	o.wantCode(t, exitCompleted)
 	evs := readEvents(t, o.stderr)
@@ -348,11 +348,19 @@ func TestModelBecomesTheMetaModelWhenTheMetaHasNone(t *testing.T) {
 	}
 }
 
-func TestModelThatCannotBeAppliedSaysSo(t *testing.T) {
-	o := wfrun(t, "testdata/hello.js", "--provider", "fake", "--model", "small-1")
+func TestModelReplacesTheScriptsOwnMetaModel(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pinned.js")
+	src := "export const meta = { name: 'pinned', description: 'sets a model', model: 'big-1' }\nreturn await agent('hi')"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := wfrun(t, path, "--provider", "fake", "--model", "small-1", "--events", "-")
 	o.wantCode(t, exitCompleted)
-	if !strings.Contains(o.stderr, "--model small-1 is not used") {
-		t.Errorf("stderr = %q", o.stderr)
+	for _, ev := range readEvents(t, o.stderr) {
+		if ev.Type == engine.EventAgentStart && ev.Model != "small-1" {
+			t.Errorf("agent.start model = %q, want small-1", ev.Model)
+		}
 	}
 }
 

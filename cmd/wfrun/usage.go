@@ -38,8 +38,8 @@ Sub-agents:
   --provider NAME        the provider that runs every agent (see wfrun providers).
                          Default: openai when OPENAI_API_KEY or OPENAI_BASE_URL is
                          set, else the offline fake provider, with a notice on stderr
-  --model NAME           the default model of the run's agents, used when the
-                         workflow's meta names none
+  --model NAME           the default model of the run's agents, in place of the
+                         meta's model (a phase's or a call's own model still wins)
   --fake-rules FILE      canned outcomes for the fake provider, first match wins:
                            {"rules": [{"match": "^Audit", "reply": "…", "delayMs": 50,
                                        "fail": "…", "timeout": false,

@@ -1,0 +1,94 @@
+package sandbox
+
+import "github.com/dop251/goja"
+
+// Building the sandbox's globals costs far more than goja.New: goja
+// materialises a builtin (RegExp, Map, Promise, …) the first time anything
+// reads it, ~20µs each. So each global is built at the latest moment that is
+// still safe:
+//
+//   - New replaces Date, Math.random, eval and the Function constructors at
+//     once: determinism must not depend on how a script reaches them.
+//   - New adds structuredClone, URL and URLSearchParams as lazy globals: a
+//     lazyGlobals object sits between the global object and
+//     Object.prototype, and the first read of such a name builds it and
+//     defines it on the global object.
+//   - Load extends or replaces the gated globals (gatedNames) that the
+//     script names, before any of its code runs. A script that names
+//     globalThis or uses `this` gets all of them. A gated global reached
+//     another way (`/x/.constructor`, `[].constructor`) is goja's original:
+//     it lacks the polyfill (an error), and goja's original RegExp built from
+//     a string matches \p{…} wrongly — the one known gap.
+var (
+	lazyNames  = []string{"structuredClone", "URL", "URLSearchParams"}
+	gatedNames = []string{"RegExp", "Object", "Map", "Promise", "Array"}
+	gated      = map[string]bool{"RegExp": true, "Object": true, "Map": true, "Promise": true, "Array": true, "globalThis": true}
+)
+
+// lazyGlobals is the object between the global object and Object.prototype
+// that builds the lazy globals on first read: the read misses the global
+// object, reaches Get, which builds the value (Runtime.install), defines it on
+// the global object as an ordinary non-enumerable data property, and returns
+// it; later reads never reach lazyGlobals again. The only visible trace is
+// that Object.getPrototypeOf(globalThis) is not Object.prototype.
+type lazyGlobals struct {
+	r       *Runtime
+	pending map[string]bool // names not yet built
+}
+
+var _ goja.DynamicObject = (*lazyGlobals)(nil)
+
+// Get installs and returns the global key, or returns nil when key is not
+// (or no longer) pending.
+func (l *lazyGlobals) Get(key string) goja.Value {
+	if !l.pending[key] {
+		return nil
+	}
+	delete(l.pending, key) // before install: an installer may read other lazy globals
+	v := l.r.install(key, nil)
+	l.define(key, v)
+	return v
+}
+
+// settle defines key as v without running its installer.
+func (l *lazyGlobals) settle(key string, v goja.Value) {
+	if l.pending[key] {
+		delete(l.pending, key)
+		l.define(key, v)
+	}
+}
+
+func (l *lazyGlobals) define(key string, v goja.Value) {
+	defineGlobal(l.r.VM, key, v)
+}
+
+// defineGlobal defines a global like a builtin: writable, configurable, not
+// enumerable.
+func defineGlobal(vm *goja.Runtime, key string, v goja.Value) {
+	_ = vm.GlobalObject().DefineDataProperty(key, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// Set is reached when a script assigns a pending global before reading it:
+// the assignment wins and the builtin is never built.
+func (l *lazyGlobals) Set(key string, v goja.Value) bool {
+	if !l.pending[key] {
+		return false
+	}
+	delete(l.pending, key)
+	l.define(key, v)
+	return true
+}
+
+// Has reports the names still to be built.
+func (l *lazyGlobals) Has(key string) bool {
+	return l.pending[key]
+}
+
+// Delete forgets a pending name: `delete globalThis.URL` removes it.
+func (l *lazyGlobals) Delete(key string) bool {
+	delete(l.pending, key)
+	return true
+}
+
+// Keys is empty: builtins are not enumerable.
+func (l *lazyGlobals) Keys() []string { return nil }

@@ -1,0 +1,177 @@
+package sandbox
+
+import (
+	"sync"
+
+	"github.com/dop251/goja"
+
+	"github.com/wfrun/wfrun/internal/wferr"
+)
+
+// DefaultMaxCallStackSize is the call depth Options{} allows.
+const DefaultMaxCallStackSize = 2000
+
+// Options configures New. The zero value is ready to use.
+type Options struct {
+	// MaxCallStackSize bounds the JavaScript call depth; deeper calls end the
+	// run with RESOURCE_LIMIT. 0 means DefaultMaxCallStackSize.
+	MaxCallStackSize int
+}
+
+// Runtime is a hardened goja runtime for one run. It is not safe for
+// concurrent use: only the run's loop goroutine may touch it (the one
+// exception is VM.Interrupt, which goja allows from any goroutine).
+type Runtime struct {
+	// VM is the goja runtime. The runtime package adds its host functions
+	// (agent, parallel, console, …) to its global object.
+	VM *goja.Runtime
+
+	jsonParse, jsonStringify goja.Callable   // the originals: scripts may replace the global JSON
+	scripts                  map[string]bool // names of the loaded scripts, whose frames carry the user's positions
+	maxStack                 int
+	lazy                     lazyGlobals
+	installer                goja.Callable // prelude.js, run on the first lazy install
+	rewriteFn                goja.Value    // rewriteRegExpSource, for the RegExp installer
+	noFunction               *goja.Object  // the disabled Function constructor
+	generatorsPatched        bool
+	installed                map[string]bool // gated globals already extended or replaced
+	thrower                  goja.Callable   // rethrows its argument; see RejectionError
+}
+
+// New returns a runtime with only the ECMAScript builtins, the sandbox's
+// polyfills, URL and URLSearchParams, and the determinism guards: Date.now(),
+// new Date(), Date() and Math.random() throw, and eval and the Function
+// constructors are disabled. It has no require, process, timers or console.
+func New(opts Options) *Runtime {
+	vm := goja.New()
+	n := opts.MaxCallStackSize
+	if n <= 0 {
+		n = DefaultMaxCallStackSize
+	}
+	vm.SetMaxCallStackSize(n)
+	r := &Runtime{VM: vm, scripts: make(map[string]bool, 1), maxStack: n}
+	g := vm.GlobalObject()
+
+	j := g.Get("JSON").(*goja.Object)
+	r.jsonParse, _ = goja.AssertFunction(j.Get("parse"))
+	r.jsonStringify, _ = goja.AssertFunction(j.Get("stringify"))
+
+	r.disableFunctionConstructors()
+	sp := g.Get("String").(*goja.Object).Get("prototype").(*goja.Object)
+	r.defineMethod(sp, "isWellFormed", 0, func(c goja.FunctionCall) goja.Value { return isWellFormed(c, vm) })
+	r.defineMethod(sp, "toWellFormed", 0, func(c goja.FunctionCall) goja.Value { return toWellFormed(c, vm) })
+
+	for _, name := range []string{"Date", "Math", "eval"} {
+		defineGlobal(vm, name, r.install(name, g.Get(name)))
+	}
+
+	r.lazy = lazyGlobals{r: r, pending: make(map[string]bool, len(lazyNames))}
+	for _, name := range lazyNames {
+		r.lazy.pending[name] = true
+	}
+	dyn := vm.NewDynamicObject(&r.lazy)
+	_ = dyn.SetPrototype(g.Prototype())
+	_ = g.SetPrototype(dyn)
+	return r
+}
+
+// disableFunctionConstructors replaces the Function constructor — the
+// global, Function.prototype.constructor and AsyncFunction's — by one that
+// throws a TypeError saying why. GeneratorFunction's is replaced in Load,
+// and only for scripts that contain a generator: goja builds the generator
+// machinery on first use, and that costs more than the rest of New.
+func (r *Runtime) disableFunctionConstructors() {
+	vm := r.VM
+	g := vm.GlobalObject()
+	fp := g.Get("Function").(*goja.Object).Get("prototype").(*goja.Object)
+	fv, err := vm.RunProgram(noFunctionProgram())
+	if err != nil {
+		panic(err)
+	}
+	f := fv.(*goja.Object)
+	_ = f.DefineDataProperty("prototype", fp, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	r.noFunction = f
+	_ = fp.DefineDataProperty("constructor", f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = g.DefineDataProperty("Function", f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	v, err := vm.RunProgram(asyncProgram())
+	if err != nil {
+		panic(err)
+	}
+	_ = v.(*goja.Object).Prototype().DefineDataProperty("constructor", f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// disableGeneratorConstructor replaces GeneratorFunction.prototype.constructor.
+func (r *Runtime) disableGeneratorConstructor() {
+	if r.generatorsPatched {
+		return
+	}
+	r.generatorsPatched = true
+	v, err := r.VM.RunProgram(generatorProgram())
+	if err != nil {
+		panic(err)
+	}
+	_ = v.(*goja.Object).Prototype().DefineDataProperty("constructor", r.noFunction, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// noFunctionProgram evaluates to the disabled Function constructor (a JS
+// function, so that both calling and new-ing it throw the TypeError).
+var noFunctionProgram = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile(preludeName, `(function Function(body) {
+  throw new TypeError('new Function is not available in a workflow: write the function in the script itself');
+})`, true)
+})
+
+var asyncProgram = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile(preludeName, "(async function(){})", true)
+})
+
+var generatorProgram = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile(preludeName, "(function*(){})", true)
+})
+
+// installGated extends or replaces the gated globals s names (see lazy.go).
+func (r *Runtime) installGated(s *Script) {
+	all := s.refs["globalThis"] || s.refs["this"]
+	for _, name := range gatedNames {
+		if r.installed[name] || !all && !s.refs[name] {
+			continue
+		}
+		if r.installed == nil {
+			r.installed = make(map[string]bool, len(gatedNames))
+		}
+		r.installed[name] = true
+		g := r.VM.GlobalObject()
+		orig := g.Get(name)
+		if v := r.install(name, orig); v != orig {
+			defineGlobal(r.VM, name, v)
+		}
+	}
+}
+
+// defineMethod defines a non-enumerable method like a builtin's.
+func (r *Runtime) defineMethod(o *goja.Object, name string, length int, fn func(goja.FunctionCall) goja.Value) {
+	f := r.VM.ToValue(fn).(*goja.Object)
+	_ = f.DefineDataProperty("name", r.VM.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = f.DefineDataProperty("length", r.VM.ToValue(length), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = o.DefineDataProperty(name, f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// Load evaluates s's program in this runtime and returns the function F that
+// starts the script: F(args, workflow) returns the promise of the body's
+// result. Positions of errors thrown by s are mapped back to s.Source.
+func (r *Runtime) Load(s *Script) (goja.Callable, error) {
+	r.scripts[s.Name] = true
+	if s.generators {
+		r.disableGeneratorConstructor()
+	}
+	r.installGated(s)
+	v, err := r.VM.RunProgram(s.program)
+	if err != nil {
+		return nil, r.Error(err)
+	}
+	fn, ok := goja.AssertFunction(v)
+	if !ok {
+		return nil, wferr.New(wferr.Internal, "sandbox: script %s did not evaluate to a function", s.Name)
+	}
+	return fn, nil
+}
