@@ -149,6 +149,12 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 			return nil, precheck(engine.CodeInvalidRequest, "--fake-rules %s: %v", o.fakeRules, err)
 		}
 		in.fakeRules = rules
+		if in.req.SubagentProvider == "" {
+			// Rules only mean something to the fake provider: asking for
+			// them is asking for it, whatever the environment configures.
+			in.req.SubagentProvider = engine.DefaultProvider
+			in.explicitProvider = true
+		}
 	}
 	if o.workflowsDir != "" {
 		st, err := os.Stat(o.workflowsDir)

@@ -317,6 +317,7 @@ func TestProviderNotices(t *testing.T) {
 		{"openai base URL asked for but not built in", map[string]string{"OPENAI_BASE_URL": "http://localhost:1"}, nil, "this build has no openai provider yet"},
 		{"explicit provider", nil, []string{"--provider", "fake"}, ""},
 		{"explicit provider despite the environment", map[string]string{"OPENAI_API_KEY": "sk-test"}, []string{"--provider", "fake"}, ""},
+		{"fake rules imply the fake provider", map[string]string{"OPENAI_API_KEY": "sk-test"}, []string{"--fake-rules", "testdata/shared/audit-pipeline.rules.json"}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

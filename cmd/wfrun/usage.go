@@ -40,7 +40,8 @@ Sub-agents:
                          set, else the offline fake provider, with a notice on stderr
   --model NAME           the default model of the run's agents, in place of the
                          meta's model (a phase's or a call's own model still wins)
-  --fake-rules FILE      canned outcomes for the fake provider, first match wins:
+  --fake-rules FILE      canned outcomes for the fake provider (implies --provider
+                         fake unless a provider is named), first match wins:
                            {"rules": [{"match": "^Audit", "reply": "…", "delayMs": 50,
                                        "fail": "…", "timeout": false,
                                        "usage": {"inputTokens": 10, "outputTokens": 5}}]}
