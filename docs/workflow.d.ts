@@ -39,7 +39,7 @@ interface WorkflowPhase {
   title: string;
   /** What happens in this phase. */
   detail?: string;
-  /** Default model of the agents of this phase (used when meta.model is not set). */
+  /** Default model of the agents of this phase (wins over meta.model; an agent's own model option wins over it). */
   model?: string;
 }
 
