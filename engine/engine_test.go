@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/wfrun/wfrun/internal/leaktest"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
@@ -20,7 +20,7 @@ import (
 	"github.com/wfrun/wfrun/internal/eventcheck"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 const trivial = `export const meta = { name: 'trivial', description: 'one agent' }
 return { answer: await agent('say hi') }`

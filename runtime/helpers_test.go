@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/wfrun/wfrun/internal/leaktest"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
@@ -20,7 +20,7 @@ import (
 	"github.com/wfrun/wfrun/sandbox"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 // runScript runs src with the fake provider (or the one opts set), checks the
 // event invariants, and waits for every child goroutine to return.

@@ -49,3 +49,26 @@ func BenchmarkGojaNew(b *testing.B) {
 		goja.New()
 	}
 }
+
+// BenchmarkNewLoadRunRegexp measures a run whose script uses regexps, which
+// installs the regexp time guard (regexp.go).
+func BenchmarkNewLoadRunRegexp(b *testing.B) {
+	s, err := Parse("script.js", "return ['a-b c'.replace(/[-\\s]/g, '_'), /(?<=a)b/.test('ab'), 'x,y'.split(/,/)]")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		r := New(Options{})
+		f, err := r.Load(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, err := f(goja.Undefined(), goja.Undefined(), goja.Undefined())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.ExportJSON(v.Export().(*goja.Promise).Result(), 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

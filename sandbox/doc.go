@@ -25,9 +25,12 @@
 // structuredClone, Promise.withResolvers, Array.fromAsync,
 // String.prototype.isWellFormed/toWellFormed). For deterministic replay,
 // Date.now(), new Date(), Date() and Math.random() throw a TypeError that
-// says why; eval and the Function constructors are disabled. There is no
-// require, process, timer or console: package runtime adds the host
-// functions (agent, parallel, console, …). Load evaluates a Script to the
+// says why; eval and the Function constructors are disabled. A regexp call
+// that takes longer than Options.RegexpTimeout (catastrophic backtracking)
+// ends the run with RESOURCE_LIMIT instead of hanging it or answering
+// wrongly (regexp.go). There is no require, process, timer or console:
+// package runtime adds the host functions (agent, parallel, console, …).
+// Load evaluates a Script to the
 // function F(args, workflow) that returns the body's promise. ExportJSON and
 // ParseJSON cross the JSON boundary with the original JSON functions, and
 // Error maps anything a script run returns to a *wferr.Error with the user's

@@ -19,6 +19,8 @@ import "github.com/dop251/goja"
 //     another way (`/x/.constructor`, `[].constructor`) is goja's original:
 //     it lacks the polyfill (an error), and goja's original RegExp built from
 //     a string matches \p{…} wrongly — the one known gap.
+//   - Load also times the RegExp methods that match, for a script that can
+//     make a regexp (regexp.go).
 var (
 	lazyNames  = []string{"structuredClone", "URL", "URLSearchParams"}
 	gatedNames = []string{"RegExp", "Object", "Map", "Promise", "Array"}

@@ -42,7 +42,8 @@ type Script struct {
 	meta       ast.Expression  // initializer of a leading `export const meta = …`, or nil
 	lines      lineTable       // line starts of Source
 	generators bool            // the script declares a generator function
-	refs       map[string]bool // gated globals the script names (see gatedNames)
+	refs       map[string]bool // gated globals and regexpRefs the script names
+	regexps    bool            // the script can make a regexp (see regexp.go)
 }
 
 // Parse runs every source check on src and compiles it. name is used in

@@ -255,3 +255,19 @@ func TestMetaLiteral_LineOneColumnsAreShifted(t *testing.T) {
 		t.Errorf("got %d:%d, want 1:21", l, c)
 	}
 }
+
+func TestParse_RegexpAtLineEndIsAccepted(t *testing.T) {
+	for _, src := range []string{
+		"const re = /a/g\nreturn 'aa'.replace(re, 'b')",
+		"const re = /a/g // global\nreturn 1",
+		"const re = /[/]/\nreturn 1",
+		"return 'x'.split(/,\\s*/)\n",
+	} {
+		if _, err := Parse("script.js", src); err != nil {
+			t.Errorf("%q: %v", src, err)
+		}
+	}
+	if _, err := Parse("script.js", "return /[/\nconst x = 1"); err == nil {
+		t.Error("an unterminated class was accepted")
+	}
+}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"sync"
+	"time"
 
 	"github.com/dop251/goja"
 
@@ -16,6 +17,14 @@ type Options struct {
 	// MaxCallStackSize bounds the JavaScript call depth; deeper calls end the
 	// run with RESOURCE_LIMIT. 0 means DefaultMaxCallStackSize.
 	MaxCallStackSize int
+	// RegexpTimeout bounds the time one regexp call (test, exec, match,
+	// replace, split, …) may take; a slower call ends the run with
+	// RESOURCE_LIMIT, which the script cannot catch. 0 means
+	// DefaultRegexpTimeout, which is also the most it can be: regexp2 gives
+	// up on a match soon after it, process-wide, and a given-up match must
+	// not read as "no match" (see regexp.go). Larger values are lowered to
+	// it.
+	RegexpTimeout time.Duration
 }
 
 // Runtime is a hardened goja runtime for one run. It is not safe for
@@ -36,6 +45,11 @@ type Runtime struct {
 	generatorsPatched        bool
 	installed                map[string]bool // gated globals already extended or replaced
 	thrower                  goja.Callable   // rethrows its argument; see RejectionError
+
+	regexpTimeout           time.Duration // see regexp.go
+	regexpsTimed, execTimed bool          // the regexp methods are timed
+	matchAllNext            goja.Callable // the next of matchAll's iterators
+	regexpErr               *wferr.Error  // a regexp call ran over: the VM is being interrupted
 }
 
 // New returns a runtime with only the ECMAScript builtins, the sandbox's
@@ -49,7 +63,7 @@ func New(opts Options) *Runtime {
 		n = DefaultMaxCallStackSize
 	}
 	vm.SetMaxCallStackSize(n)
-	r := &Runtime{VM: vm, scripts: make(map[string]bool, 1), maxStack: n}
+	r := &Runtime{VM: vm, scripts: make(map[string]bool, 1), maxStack: n, regexpTimeout: regexpTimeout(opts)}
 	g := vm.GlobalObject()
 
 	j := g.Get("JSON").(*goja.Object)
@@ -165,6 +179,7 @@ func (r *Runtime) Load(s *Script) (goja.Callable, error) {
 		r.disableGeneratorConstructor()
 	}
 	r.installGated(s)
+	r.timeRegexps(s)
 	v, err := r.VM.RunProgram(s.program)
 	if err != nil {
 		return nil, r.Error(err)

@@ -24,13 +24,16 @@ import (
 // rewriteRegexps rewrites the property escapes of every u-flag regexp
 // literal in prg, in place, and refuses regexp literals goja mis-lexes. On
 // the way it notes what Load needs to know: whether the script declares a
-// generator and which of the gated globals it names (see gatedNames).
+// generator, which of the gated globals it names (see gatedNames) and
+// whether it can make a regexp (see regexp.go).
 func (s *Script) rewriteRegexps(prg *ast.Program) error {
 	var err error
 	w := walker{refs: make(map[string]bool), regexp: func(re *ast.RegExpLiteral) bool {
-		if strings.ContainsAny(re.Literal, "\n\r\u2028\u2029") {
+		if lit := "/" + re.Pattern + "/" + re.Flags; !strings.HasPrefix(re.Literal, lit) || strings.ContainsAny(lit, "\n\r\u2028\u2029") {
 			// goja's lexer lets an unterminated class run past the line end
-			// and yields an empty pattern instead of an error.
+			// and yields an empty pattern instead of an error. (Literal
+			// itself may run on past the flags over spaces, comments and
+			// line ends: only the pattern and flags are checked.)
 			line, col := s.posOfIdx(re.Idx)
 			err = wferr.At(wferr.ScriptParse, line, col, "unterminated regular expression: close it with `/` on the same line (escape a `/` inside [...] as `\\/`)")
 			return false
@@ -50,6 +53,7 @@ func (s *Script) rewriteRegexps(prg *ast.Program) error {
 	w.walk(reflect.ValueOf(prg))
 	s.generators = w.generators
 	s.refs = w.refs
+	s.regexps = w.regexps || w.refs["RegExp"] || w.refs["match"] || w.refs["matchAll"] || w.refs["search"]
 	return err
 }
 
@@ -66,7 +70,8 @@ var (
 type walker struct {
 	regexp     func(*ast.RegExpLiteral) bool // called for every regexp literal; false stops the walk
 	generators bool                          // a generator function was seen
-	refs       map[string]bool               // gated global names seen as identifiers; "this" for a this expression
+	regexps    bool                          // a regexp literal was seen
+	refs       map[string]bool               // gated and regexpRefs names seen as identifiers; "this" for a this expression
 }
 
 func (w *walker) walk(v reflect.Value) bool {
@@ -77,6 +82,7 @@ func (w *walker) walk(v reflect.Value) bool {
 		}
 		switch v.Type() {
 		case regexpType:
+			w.regexps = true
 			return w.regexp(v.Interface().(*ast.RegExpLiteral))
 		case functionType:
 			if v.Interface().(*ast.FunctionLiteral).Generator {
@@ -99,7 +105,7 @@ func (w *walker) walk(v reflect.Value) bool {
 		}
 	case reflect.Struct:
 		if v.Type() == identifierType {
-			if name := string(v.Field(0).String()); gated[name] {
+			if name := string(v.Field(0).String()); gated[name] || regexpRefs[name] {
 				w.refs[name] = true
 			}
 			return true

@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/wfrun/wfrun/internal/leaktest"
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/internal/eventcheck"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 // call describes one in-process invocation of wfrun.
 type call struct {

@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/wfrun/wfrun/internal/leaktest"
 
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
@@ -33,7 +33,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current results")
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 // golden is what an example's golden file pins: the value and how the
 // children ended. Both are deterministic under the fake provider.
