@@ -217,6 +217,9 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	if req.Model != "" {
 		m.Model = req.Model
 	}
+	if err := checkAgentCalls(cs.script, provider); err != nil {
+		return nil, err
+	}
 
 	maxAgents := e.cfg.MaxTotalAgents
 	if req.MaxTotalAgents > 0 {
@@ -363,4 +366,28 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// checkAgentCalls refuses, before anything runs, an agent() call whose
+// literal options hold a key nobody honours or the provider cannot honour:
+// the same check the call makes when it runs, with the key's position.
+func checkAgentCalls(s *sandbox.Script, p agentapi.Provider) error {
+	for _, call := range s.AgentCalls() {
+		names := make([]string, len(call.Keys))
+		for i, k := range call.Keys {
+			names[i] = k.Name
+		}
+		err := runtime.CheckAgentOptions(names, call.ObjectForm, p)
+		if err == nil {
+			continue
+		}
+		for _, k := range call.Keys {
+			if runtime.CheckAgentOptions([]string{k.Name}, call.ObjectForm, p) != nil {
+				err.Line, err.Column = k.Line, k.Column
+				break
+			}
+		}
+		return err
+	}
+	return nil
 }

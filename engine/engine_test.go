@@ -384,3 +384,36 @@ func TestEngine_WorkflowsDirResolvesByFileAndByMetaName(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 }
+
+func TestEngine_LiteralAgentOptionsAreCheckedBeforeRunning(t *testing.T) {
+	noCaps := &capless{}
+	eng := newEngine(t, engine.Config{Providers: []agentapi.Provider{noCaps}})
+	cases := []struct {
+		name, script, provider string
+		code                   engine.ErrorCode
+		line, col              int
+	}{
+		{"unknown key", "export const meta = {name:'n', description:'d'}\nlog('first')\nawait agent('x', { label: 'a', temperature: 0.9 })", "", engine.CodeUnsupportedOption, 3, 32},
+		{"object form unknown key", "export const meta = {name:'n', description:'d'}\nawait agent({ prompt: 'x', top_p: 1 })", "", engine.CodeUnsupportedOption, 2, 28},
+		{"prompt in the text form", "export const meta = {name:'n', description:'d'}\nawait agent('x', { prompt: 'y' })", "", engine.CodeUnsupportedOption, 2, 20},
+		{"capability", "export const meta = {name:'n', description:'d'}\nawait agent('x', { schema: {type: 'object'} })", "capless", engine.CodeUnsupportedOption, 2, 20},
+		{"shadowed agent is not checked", "export const meta = {name:'n', description:'d'}\nconst agent = (p, o) => o.temperature\nreturn agent('x', { temperature: 1 })", "", "", 0, 0},
+		{"known keys pass", "export const meta = {name:'n', description:'d'}\nconst model = undefined\nreturn await agent('x', { label: 'l', model, ...{} })", "", "", 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := eng.Check(engine.WorkflowStartRequest{Script: c.script, Parent: "p", SubagentProvider: c.provider})
+			if res.ErrorCode != c.code || res.ErrorLine != c.line || res.ErrorColumn != c.col {
+				t.Fatalf("check = %+v, want %s at %d:%d", res, c.code, c.line, c.col)
+			}
+		})
+	}
+}
+
+type capless struct{}
+
+func (capless) Name() string                         { return "capless" }
+func (capless) Capabilities() agentapi.Capabilities { return agentapi.Capabilities{} }
+func (capless) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+	return agentapi.Result{Status: agentapi.StatusCompleted, Text: "ok"}, nil
+}

@@ -37,10 +37,9 @@ const formsHint = "call agent(prompt, options) with a prompt string, or agent({p
 func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
 	first := call.Argument(0)
 	var (
-		form     callForm
-		prompt   string
-		opts     *goja.Object
-		optsName string
+		form   callForm
+		prompt string
+		opts   *goja.Object
 	)
 	switch {
 	case isString(first):
@@ -50,10 +49,10 @@ func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
 			if !ok || isArray(obj) || isFunction(obj) {
 				return r.fatalf(wferr.InvalidArgument, "agent()'s second argument must be an options object, not %s; %s", describe(o), formsHint)
 			}
-			opts, optsName = obj, "options"
+			opts = obj
 		}
 	case isPlainObject(first):
-		form, opts, optsName = formObject, first.(*goja.Object), "the object"
+		form, opts = formObject, first.(*goja.Object)
 		p := opts.Get("prompt")
 		if p == nil || goja.IsUndefined(p) || !isString(p) {
 			return r.fatalf(wferr.InvalidArgument, "agent({…}) needs a prompt string in its prompt field, got %s; %s", describe(p), formsHint)
@@ -75,7 +74,7 @@ func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
 		Phase: r.phase, Timeout: r.cfg.AgentTimeout,
 	}
 	if opts != nil {
-		if !r.readOptions(c, opts, optsName, form) {
+		if !r.readOptions(c, opts, form) {
 			return goja.Undefined()
 		}
 	}
@@ -116,32 +115,55 @@ func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
 	return r.vm.ToValue(p)
 }
 
-// readOptions copies the script's options into c, reporting the first
-// misuse as a fatal error (it returns false then).
-func (r *run) readOptions(c *child, opts *goja.Object, where string, form callForm) bool {
-	var used []string
-	keys := opts.Keys()
-	var unknown []string
+// CheckAgentOptions checks the option keys of one agent() call the way the
+// call itself does: an unknown key, or one the provider cannot honour, is
+// UNSUPPORTED_OPTION. objectForm says the keys come from agent({prompt, …}),
+// where prompt is part of the object. The engine uses it at check time on
+// calls whose options are written as literals.
+func CheckAgentOptions(keys []string, objectForm bool, p agentapi.Provider) *wferr.Error {
+	var unknown, known []string
 	for _, k := range keys {
-		if k == "prompt" && form == formObject {
-			continue
-		}
-		if !agentOptionSet[k] {
+		switch {
+		case k == "prompt" && objectForm:
+		case agentOptionSet[k]:
+			known = append(known, k)
+		default:
 			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) > 0 {
 		hint := ""
-		if form == formText && len(unknown) == 1 && unknown[0] == "prompt" {
+		if !objectForm && len(unknown) == 1 && unknown[0] == "prompt" {
 			hint = " (the prompt is the first argument in this form)"
 		}
-		r.fatalf(wferr.UnsupportedOption, "agent() has no option %s%s; the options are %s. Remove it: an option nobody honours is refused rather than ignored",
+		return wferr.New(wferr.UnsupportedOption, "agent() has no option %s%s; the options are %s. Remove it: an option nobody honours is refused rather than ignored",
 			quoteList(unknown), hint, strings.Join(agentOptions, ", "))
+	}
+	if err := agentapi.CheckOptions(p.Name(), p.Capabilities(), known); err != nil {
+		return wferr.New(wferr.UnsupportedOption, "%v", err)
+	}
+	return nil
+}
+
+// readOptions copies the script's options into c, reporting the first
+// misuse as a fatal error (it returns false then). A key whose value is
+// undefined counts as absent.
+func (r *run) readOptions(c *child, opts *goja.Object, form callForm) bool {
+	var present []string
+	var values []goja.Value // read once: an option may be a getter
+	for _, k := range opts.Keys() {
+		if v := opts.Get(k); v != nil && !goja.IsUndefined(v) {
+			present = append(present, k)
+			values = append(values, v)
+		}
+	}
+	if err := CheckAgentOptions(present, form == formObject, r.cfg.Provider); err != nil {
+		r.fail(err)
 		return false
 	}
-	for _, k := range keys {
-		v := opts.Get(k)
-		if v == nil || goja.IsUndefined(v) || k == "prompt" {
+	for i, k := range present {
+		v := values[i]
+		if k == "prompt" {
 			continue
 		}
 		bad := func(want string) bool {
@@ -212,11 +234,6 @@ func (r *run) readOptions(c *child, opts *goja.Object, where string, form callFo
 			c.schema = s
 			c.req.Schema = s.Raw()
 		}
-		used = append(used, k)
-	}
-	if err := agentapi.CheckOptions(r.cfg.Provider.Name(), r.cfg.Provider.Capabilities(), used); err != nil {
-		r.fatalf(wferr.UnsupportedOption, "%v", err)
-		return false
 	}
 	return true
 }

@@ -126,8 +126,10 @@ func (r *run) runChild(c *child) {
 	r.releaseSlot()
 
 	if perr != nil {
-		r.finish(c, outcome{status: agentapi.StatusFailed, failure: agentapi.FailureTaskFailed, err: perr.Error()})
+		// Fail the run before the child's end reaches the loop, so the
+		// script never sees a broken provider's child as an ordinary null.
 		r.fail(perr)
+		r.finish(c, outcome{status: agentapi.StatusFailed, failure: agentapi.FailureTaskFailed, err: perr.Error()})
 		return
 	}
 	r.finish(c, r.classify(ctx, c, res))

@@ -38,12 +38,15 @@ type Script struct {
 	Source string
 
 	program    *goja.Program
-	prefixLen  int             // bytes before the user's text in the wrapped source
-	meta       ast.Expression  // initializer of a leading `export const meta = …`, or nil
-	lines      lineTable       // line starts of Source
-	generators bool            // the script declares a generator function
-	refs       map[string]bool // gated globals and regexpRefs the script names
-	regexps    bool            // the script can make a regexp (see regexp.go)
+	prefixLen  int            // bytes before the user's text in the wrapped source
+	meta       ast.Expression // initializer of a leading `export const meta = …`, or nil
+	lines      lineTable      // line starts of Source
+	generators bool           // the script declares a generator function
+
+	agentCalls    []AgentCall     // agent() calls with literal options (see AgentCalls)
+	agentShadowed bool            // the script binds the name agent itself
+	refs          map[string]bool // gated globals and regexpRefs the script names
+	regexps       bool            // the script can make a regexp (see regexp.go)
 }
 
 // Parse runs every source check on src and compiles it. name is used in

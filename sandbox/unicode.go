@@ -28,7 +28,11 @@ import (
 // whether it can make a regexp (see regexp.go).
 func (s *Script) rewriteRegexps(prg *ast.Program) error {
 	var err error
-	w := walker{refs: make(map[string]bool), regexp: func(re *ast.RegExpLiteral) bool {
+	w := walker{refs: make(map[string]bool), call: func(c *ast.CallExpression) {
+		if ac, ok := s.agentCall(c); ok {
+			s.agentCalls = append(s.agentCalls, ac)
+		}
+	}, regexp: func(re *ast.RegExpLiteral) bool {
 		if lit := "/" + re.Pattern + "/" + re.Flags; !strings.HasPrefix(re.Literal, lit) || strings.ContainsAny(lit, "\n\r\u2028\u2029") {
 			// goja's lexer lets an unterminated class run past the line end
 			// and yields an empty pattern instead of an error. (Literal
@@ -53,6 +57,7 @@ func (s *Script) rewriteRegexps(prg *ast.Program) error {
 	w.walk(reflect.ValueOf(prg))
 	s.generators = w.generators
 	s.refs = w.refs
+	s.agentShadowed = w.agentShadowed
 	s.regexps = w.regexps || w.refs["RegExp"] || w.refs["match"] || w.refs["matchAll"] || w.refs["search"]
 	return err
 }
@@ -62,6 +67,8 @@ var (
 	functionType   = reflect.TypeOf((*ast.FunctionLiteral)(nil))
 	thisType       = reflect.TypeOf((*ast.ThisExpression)(nil))
 	identifierType = reflect.TypeOf(ast.Identifier{})
+	callType       = reflect.TypeOf((*ast.CallExpression)(nil))
+	bindingType    = reflect.TypeOf((*ast.Binding)(nil))
 	fileType       = reflect.TypeOf((*file.File)(nil))
 )
 
@@ -72,6 +79,9 @@ type walker struct {
 	generators bool                          // a generator function was seen
 	regexps    bool                          // a regexp literal was seen
 	refs       map[string]bool               // gated and regexpRefs names seen as identifiers; "this" for a this expression
+
+	call          func(*ast.CallExpression) // called for every call expression, if set
+	agentShadowed bool                      // the script binds the name agent itself
 }
 
 func (w *walker) walk(v reflect.Value) bool {
@@ -85,8 +95,20 @@ func (w *walker) walk(v reflect.Value) bool {
 			w.regexps = true
 			return w.regexp(v.Interface().(*ast.RegExpLiteral))
 		case functionType:
-			if v.Interface().(*ast.FunctionLiteral).Generator {
+			fn := v.Interface().(*ast.FunctionLiteral)
+			if fn.Generator {
 				w.generators = true
+			}
+			if fn.Name != nil && fn.Name.Name == "agent" {
+				w.agentShadowed = true
+			}
+		case bindingType:
+			if id, ok := v.Interface().(*ast.Binding).Target.(*ast.Identifier); ok && id.Name == "agent" {
+				w.agentShadowed = true
+			}
+		case callType:
+			if w.call != nil {
+				w.call(v.Interface().(*ast.CallExpression))
 			}
 		case thisType:
 			w.refs["this"] = true

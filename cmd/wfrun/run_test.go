@@ -172,11 +172,6 @@ func TestEveryBadScriptFailsWithItsCodeBeforeAnyAgentStarts(t *testing.T) {
 
 			c := wfrun(t, "check", file, "--provider", "fake")
 			var cr engine.CheckResult
-			if err := json.Unmarshal([]byte(c.stdout), &cr); err == nil && cr.OK && code == engine.CodeUnsupportedOption {
-				// engine.Check does not look for agent() options without
-				// running the script yet; when it does, this case holds it to it.
-				t.Skipf("wfrun check %s passes: the engine finds UNSUPPORTED_OPTION only at run time", file)
-			}
 			c.wantCode(t, exitFailed)
 			if err := json.Unmarshal([]byte(c.stdout), &cr); err != nil || cr.OK || cr.ErrorCode != code {
 				t.Fatalf("wfrun check %s = %s (%v), want ok false with %s", file, c.stdout, err, code)
