@@ -412,7 +412,7 @@ func TestEngine_LiteralAgentOptionsAreCheckedBeforeRunning(t *testing.T) {
 
 type capless struct{}
 
-func (capless) Name() string                         { return "capless" }
+func (capless) Name() string                        { return "capless" }
 func (capless) Capabilities() agentapi.Capabilities { return agentapi.Capabilities{} }
 func (capless) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
 	return agentapi.Result{Status: agentapi.StatusCompleted, Text: "ok"}, nil
