@@ -289,11 +289,11 @@ func TestEngine_APanicFailsOnlyItsRun(t *testing.T) {
 }
 
 func TestEngine_SharedScriptsComplete(t *testing.T) {
-	rules, err := fake.LoadRules("testdata/shared/audit-pipeline.rules.json")
+	rules, err := fake.LoadRules("../testdata/shared/audit-pipeline.rules.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob("testdata/shared/*.js")
+	files, _ := filepath.Glob("../testdata/shared/*.js")
 	if len(files) < 5 {
 		t.Fatalf("found %d scripts", len(files))
 	}
@@ -322,9 +322,9 @@ func TestEngine_SharedScriptsComplete(t *testing.T) {
 }
 
 func TestEngine_AuditPipelineFollowsItsRules(t *testing.T) {
-	rules, _ := fake.LoadRules("testdata/shared/audit-pipeline.rules.json")
+	rules, _ := fake.LoadRules("../testdata/shared/audit-pipeline.rules.json")
 	eng := newEngine(t, engine.Config{FakeRules: rules})
-	src, _ := os.ReadFile("testdata/shared/audit-pipeline.js")
+	src, _ := os.ReadFile("../testdata/shared/audit-pipeline.js")
 	res, _ := start(t, eng, engine.WorkflowStartRequest{Script: string(src)})
 	want := `{"files":3,"confirmed":[{"title":"string-built SQL in GetUser","line":42,"severity":"high"}],"dropped":1}`
 	if string(res.Value) != want {
@@ -336,7 +336,7 @@ func TestEngine_AuditPipelineFollowsItsRules(t *testing.T) {
 }
 
 func TestEngine_BadScriptsFailBeforeAnyAgentStarts(t *testing.T) {
-	files, _ := filepath.Glob("testdata/shared/bad/*.js")
+	files, _ := filepath.Glob("../testdata/shared/bad/*.js")
 	if len(files) < 4 {
 		t.Fatalf("found %d", len(files))
 	}

@@ -184,7 +184,7 @@ func TestFromLiteral_NeverRunsCode(t *testing.T) {
 }
 
 func TestFromLiteral_RejectsTheSharedBadScript(t *testing.T) {
-	expr, pos := mustParseMeta(t, readTestdata(t, "meta-computed.js"))
+	expr, pos := mustParseMeta(t, readTestdata(t, "../../testdata/shared/bad/meta-computed.js"))
 	_, err := FromLiteral(expr, pos)
 	e := metaError(t, err)
 	if e.Line != 2 || e.Column != 54 {

@@ -219,6 +219,12 @@ func (r *run) fail(err *wferr.Error) {
 	r.cancelChildren(err)
 }
 
+func (r *run) fatalError() *wferr.Error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fatal
+}
+
 // drive runs the loop, turning a panic on the loop goroutine (a bug in a host
 // function) into an INTERNAL error for this run only.
 func (r *run) drive(ctx context.Context) (err error) {
@@ -285,6 +291,9 @@ func (r *run) settle(loopErr error) Outcome {
 		r.vm.ClearInterrupt()
 		raw, err := r.rt.ExportJSON(r.body.Result(), r.cfg.MaxResultBytes)
 		if err != nil {
+			if f := r.fatalError(); f != nil {
+				return Outcome{Err: f} // a cancel raced the export and interrupted it
+			}
 			return Outcome{Err: asError(err)}
 		}
 		return Outcome{Value: raw}

@@ -12,8 +12,8 @@ import (
 // FuzzParse: Parse never panics or hangs, and every error is SCRIPT_PARSE
 // with a line >= 1 whenever it has a position.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.js")
-	bad, _ := filepath.Glob("testdata/bad/*.js")
+	files, _ := filepath.Glob("../testdata/shared/*.js")
+	bad, _ := filepath.Glob("../testdata/shared/bad/*.js")
 	for _, p := range append(files, bad...) {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(string(b))

@@ -63,7 +63,7 @@ func runOpts(t testing.TB, opts Options, src, args string) (json.RawMessage, err
 
 func readTestdata(t testing.TB, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "shared", name)) // the shared scripts, one copy for every package
 	if err != nil {
 		t.Fatal(err)
 	}

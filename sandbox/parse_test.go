@@ -28,7 +28,7 @@ func parseErr(t *testing.T, src string) *wferr.Error {
 }
 
 func TestParse_SharedScriptsPass(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.js")
+	files, _ := filepath.Glob("../testdata/shared/*.js")
 	if len(files) == 0 {
 		t.Fatal("no scripts in testdata")
 	}

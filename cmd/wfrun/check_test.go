@@ -17,8 +17,8 @@ func TestCheckPassesWithMetaAndWarningsAndRunsNothing(t *testing.T) {
 	}{
 		{"script meta", []string{"testdata/hello.js"}, "hello", 0},
 		{"unknown meta field is a warning", []string{"testdata/extra-meta.js"}, "extra-meta", 1},
-		{"meta from the flag", []string{"testdata/shared/research-synthesis.js", "--meta", `{"name":"rs","description":"d"}`}, "rs", 0},
-		{"meta named after the file", []string{"testdata/shared/research-synthesis.js"}, "research-synthesis", 0},
+		{"meta from the flag", []string{"../../testdata/shared/research-synthesis.js", "--meta", `{"name":"rs","description":"d"}`}, "rs", 0},
+		{"meta named after the file", []string{"../../testdata/shared/research-synthesis.js"}, "research-synthesis", 0},
 		{"flags after the script", []string{"testdata/hello.js", "--provider", "fake", "--max-agents", "3"}, "hello", 0},
 	}
 	for _, tc := range cases {
@@ -56,7 +56,7 @@ func TestCheckDoesNotExecuteTheScript(t *testing.T) {
 }
 
 func TestCheckFailsWithTheCodeAndThePosition(t *testing.T) {
-	o := wfrun(t, "check", "testdata/bad/typescript.js")
+	o := wfrun(t, "check", "../../testdata/shared/bad/typescript.js")
 	o.wantCode(t, exitFailed)
 	var cr engine.CheckResult
 	if err := json.Unmarshal([]byte(o.stdout), &cr); err != nil {

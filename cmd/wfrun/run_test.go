@@ -133,7 +133,7 @@ func TestMalformedContentIsAFailedPreCheckThatExitsOneWithJSON(t *testing.T) {
 // line names ("// CODE: why").
 func badScripts(t *testing.T) map[string]engine.ErrorCode {
 	t.Helper()
-	files, err := filepath.Glob("testdata/bad/*.js")
+	files, err := filepath.Glob("../../testdata/shared/bad/*.js")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no bad scripts (%v)", err)
 	}
@@ -185,7 +185,7 @@ func TestEverySharedScriptCompletesWithTheFakeProvider(t *testing.T) {
 		script string
 		args   []string
 	}{
-		{"audit-pipeline.js", []string{"--fake-rules", "testdata/shared/audit-pipeline.rules.json"}},
+		{"audit-pipeline.js", []string{"--fake-rules", "../../testdata/shared/audit-pipeline.rules.json"}},
 		{"handoff-rounds.js", nil},
 		{"judge-panel.js", []string{"--args", `{"decision":"ship it on Friday"}`}},
 		{"loop-until-dry.js", nil},
@@ -193,12 +193,12 @@ func TestEverySharedScriptCompletesWithTheFakeProvider(t *testing.T) {
 		{"research-synthesis.js", []string{"--meta", `{"name":"research-synthesis","description":"research then write"}`, "--args", `{"topic":"vector databases"}`}},
 		{"research-synthesis.js", []string{"--args", `{"topic":"vector databases"}`}}, // no meta at all
 	}
-	files, _ := filepath.Glob("testdata/shared/*.js")
+	files, _ := filepath.Glob("../../testdata/shared/*.js")
 	covered := map[string]bool{}
 	for _, tc := range cases {
 		covered[tc.script] = true
 		t.Run(tc.script+strings.Join(tc.args, " "), func(t *testing.T) {
-			args := append([]string{"testdata/shared/" + tc.script, "--events", "-"}, tc.args...)
+			args := append([]string{"../../testdata/shared/" + tc.script, "--events", "-"}, tc.args...)
 			o := wfrun(t, args...)
 			o.wantCode(t, exitCompleted)
 			if res := o.result(t); res.StopReason != engine.StopCompleted || res.AgentsSpawned == 0 {
@@ -312,7 +312,7 @@ func TestProviderNotices(t *testing.T) {
 		{"openai base URL asked for but not built in", map[string]string{"OPENAI_BASE_URL": "http://localhost:1"}, nil, "this build has no openai provider yet"},
 		{"explicit provider", nil, []string{"--provider", "fake"}, ""},
 		{"explicit provider despite the environment", map[string]string{"OPENAI_API_KEY": "sk-test"}, []string{"--provider", "fake"}, ""},
-		{"fake rules imply the fake provider", map[string]string{"OPENAI_API_KEY": "sk-test"}, []string{"--fake-rules", "testdata/shared/audit-pipeline.rules.json"}, ""},
+		{"fake rules imply the fake provider", map[string]string{"OPENAI_API_KEY": "sk-test"}, []string{"--fake-rules", "../../testdata/shared/audit-pipeline.rules.json"}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
