@@ -72,3 +72,33 @@ func BenchmarkNewLoadRunRegexp(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExportJSON measures the bounded export (nesting.go) against
+// goja's JSON.stringify, which it wraps.
+func BenchmarkExportJSON(b *testing.B) {
+	for _, tc := range []struct{ name, src string }{
+		{"small", "({n: 2, s: 'x', a: [1, 2], o: {k: true}})"},
+		{"array10k", "Array.from({length: 10000}, (_, i) => ({id: i, name: 'item ' + i, tags: ['a', 'b']}))"},
+		{"numbers10k", "Array.from({length: 10000}, (_, i) => i)"},
+	} {
+		r := New(Options{})
+		v, err := r.VM.RunString(tc.src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(tc.name+"/bounded", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := r.ExportJSON(v, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(tc.name+"/goja", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := r.jsonStringify(goja.Undefined(), v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

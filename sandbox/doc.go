@@ -28,7 +28,34 @@
 // says why; eval and the Function constructors are disabled. A regexp call
 // that takes longer than Options.RegexpTimeout (catastrophic backtracking)
 // ends the run with RESOURCE_LIMIT instead of hanging it or answering
-// wrongly (regexp.go). There is no require, process, timer or console:
+// wrongly (regexp.go). Builtins that goja implements with Go recursion,
+// which its call-stack limit does not see, are bounded at MaxNesting levels
+// (nesting.go): JSON.stringify, JSON.parse, String of nested arrays,
+// flat(Infinity) and chains of bind answer a too-deep value with a
+// RangeError or SyntaxError the script can catch, ExportJSON with
+// RESOURCE_LIMIT and ParseJSON with INVALID_REQUEST, instead of a fatal Go
+// stack overflow that would kill the process; Proxy is absent. Known gaps,
+// found with the probe in probe_test.go:
+//
+//   - Prototype chains. goja looks a property up (and assigns one) by
+//     recursing along the chain in Go, 32–256 bytes of stack per link; a
+//     chain of about five million objects (1 GB of heap, seconds to build)
+//     overflows Go's 1 GB stack on `o.x = 1`. Object.create, `new F` with an
+//     assigned F.prototype, a {__proto__} literal and class extends all make
+//     chains, so no one wrapper could cap them; only a bound on the memory a
+//     run may use, which nothing enforces yet, would.
+//   - Natives installed as a method of the object they convert recurse
+//     forever in Go: `o.toString = String.prototype.trim; String(o)` (also
+//     Object.prototype.toLocaleString, Error.prototype.toString with o.name
+//     = o, RegExp.prototype.toString, Date.prototype.toJSON as toISOString,
+//     Array.prototype.toString as join), and so do natives bound to one
+//     another through data (valueOf: Reflect.apply.bind(null, Number, null,
+//     [previous])), which bind's depth count cannot see. Only a deliberate
+//     script writes these; goja offers no hook on the native calls involved.
+//   - bind marks each bound function with an own, non-enumerable symbol
+//     property (its chain depth), which Reflect.ownKeys shows.
+//
+// There is no require, process, timer or console:
 // package runtime adds the host functions (agent, parallel, console, …).
 // Load evaluates a Script to the
 // function F(args, workflow) that returns the body's promise. ExportJSON and

@@ -101,11 +101,20 @@ var hints = map[string]string{
 	"fetch":          "there is no network in a workflow: ask an agent to fetch it",
 	"fs":             "there is no filesystem in a workflow: ask an agent to read or write files",
 	"Buffer":         "Buffer is not available: use strings, TextEncoder-free code or ask an agent",
+	"Proxy":          "Proxy is not available in a workflow: use a plain object, or a function that wraps the calls you want to intercept",
 }
 
 // describe renders a thrown value as "Name: message", adding a hint for the
-// globals a workflow lacks on purpose.
-func (r *Runtime) describe(v goja.Value) string {
+// globals a workflow lacks on purpose. Rendering runs script code (getters,
+// toString), which may throw in turn: describe then says so.
+func (r *Runtime) describe(v goja.Value) (s string) {
+	if ex := r.VM.Try(func() { s = r.render(v) }); ex != nil {
+		return "uncaught throw of a value that could not be shown (showing it threw too): throw an Error instead"
+	}
+	return s
+}
+
+func (r *Runtime) render(v goja.Value) string {
 	if v == nil || goja.IsUndefined(v) {
 		return "uncaught throw of undefined"
 	}

@@ -13,7 +13,14 @@ import (
 // ParseJSON turns JSON text into a JS value with the original JSON.parse
 // (scripts may replace the global JSON). Invalid JSON is an INVALID_REQUEST
 // error; a caller parsing something other than request data re-codes it.
+//
+// Text nested deeper than MaxNesting levels is INVALID_REQUEST too: goja's
+// parser recurses in Go once per level (see nesting.go).
 func (r *Runtime) ParseJSON(raw []byte) (goja.Value, error) {
+	if depthExceeds(raw, MaxNesting) {
+		return nil, wferr.New(wferr.InvalidRequest,
+			"invalid JSON: it nests deeper than %d levels; send flatter data", MaxNesting)
+	}
 	v, err := r.jsonParse(goja.Undefined(), r.VM.ToValue(string(raw)))
 	if err != nil {
 		var ex *goja.Exception
@@ -29,7 +36,8 @@ func (r *Runtime) ParseJSON(raw []byte) (goja.Value, error) {
 // original JSON.stringify: undefined at the top level becomes null, nested
 // undefined and functions are dropped, Date and toJSON are honoured. A cycle
 // or a BigInt is RESULT_UNSERIALIZABLE; output longer than maxBytes is
-// RESOURCE_LIMIT (maxBytes <= 0: no limit). A throwing toJSON or getter is
+// RESOURCE_LIMIT (maxBytes <= 0: no limit), and so is a value nested deeper
+// than MaxNesting levels (see nesting.go). A throwing toJSON or getter is
 // reported like any throw (see Error).
 //
 // It runs JavaScript (toJSON, getters), so it is for the loop goroutine only.
@@ -37,8 +45,11 @@ func (r *Runtime) ExportJSON(v goja.Value, maxBytes int) (json.RawMessage, error
 	if v == nil {
 		return json.RawMessage("null"), nil
 	}
-	out, err := r.jsonStringify(goja.Undefined(), v)
+	out, c, err := r.stringify(v, goja.Undefined(), goja.Undefined())
 	if err != nil {
+		if c != nil && c.tooDeep {
+			return nil, nestingError(err)
+		}
 		var ex *goja.Exception
 		if errors.As(err, &ex) {
 			if msg := ex.Value().String(); strings.HasPrefix(msg, "TypeError:") {

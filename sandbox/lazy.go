@@ -18,13 +18,16 @@ import "github.com/dop251/goja"
 //     globalThis or uses `this` gets all of them. A gated global reached
 //     another way (`/x/.constructor`, `[].constructor`) is goja's original:
 //     it lacks the polyfill (an error), and goja's original RegExp built from
-//     a string matches \p{…} wrongly — the one known gap.
+//     a string matches \p{…} wrongly — the one known gap. JSON and Proxy are
+//     gated too, and have no such gap: no object leads to them but the
+//     global object. JSON gets the bounded stringify and parse, and Proxy is
+//     removed (nesting.go).
 //   - Load also times the RegExp methods that match, for a script that can
 //     make a regexp (regexp.go).
 var (
 	lazyNames  = []string{"structuredClone", "URL", "URLSearchParams"}
-	gatedNames = []string{"RegExp", "Object", "Map", "Promise", "Array"}
-	gated      = map[string]bool{"RegExp": true, "Object": true, "Map": true, "Promise": true, "Array": true, "globalThis": true}
+	gatedNames = []string{"RegExp", "Object", "Map", "Promise", "Array", "JSON", "Proxy"}
+	gated      = map[string]bool{"RegExp": true, "Object": true, "Map": true, "Promise": true, "Array": true, "JSON": true, "Proxy": true, "globalThis": true}
 )
 
 // lazyGlobals is the object between the global object and Object.prototype

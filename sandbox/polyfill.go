@@ -26,7 +26,8 @@ var preludeProgram = sync.OnceValue(func() *goja.Program {
 	return goja.MustCompile(preludeName, preludeSource, true)
 })
 
-// install builds the global name from goja's original value orig.
+// install builds the global name from goja's original value orig; nil
+// means the global is removed.
 func (r *Runtime) install(name string, orig goja.Value) goja.Value {
 	vm := r.VM
 	switch name {
@@ -43,6 +44,11 @@ func (r *Runtime) install(name string, orig goja.Value) goja.Value {
 		}
 		r.lazy.settle(other, exports.Get(other))
 		return exports.Get(name)
+	case "JSON":
+		r.guardJSON(orig.(*goja.Object))
+		return orig
+	case "Proxy":
+		return nil // removed: see nesting.go
 	}
 	if r.installer == nil {
 		v, err := vm.RunProgram(preludeProgram())

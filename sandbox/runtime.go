@@ -50,12 +50,22 @@ type Runtime struct {
 	regexpsTimed, execTimed bool          // the regexp methods are timed
 	matchAllNext            goja.Callable // the next of matchAll's iterators
 	regexpErr               *wferr.Error  // a regexp call ran over: the VM is being interrupted
+
+	// See nesting.go.
+	jsonContexts []*jsonContext // the bounded JSON.stringify calls under way, innermost last
+	replacer     goja.Value     // the replacer that bounds them
+	joinDepth    int            // how deeply Array.prototype.join and toLocaleString are nested
+	arrayProto   *goja.Object
+	origBind     goja.Callable
+	bindDepth    *goja.Symbol // marks bound functions with the depth of their chain
+	errorCtors   map[string]goja.Value
 }
 
 // New returns a runtime with only the ECMAScript builtins, the sandbox's
 // polyfills, URL and URLSearchParams, and the determinism guards: Date.now(),
 // new Date(), Date() and Math.random() throw, and eval and the Function
-// constructors are disabled. It has no require, process, timers or console.
+// constructors are disabled. It has no require, process, timers or console,
+// and no Proxy. The builtins that recurse in Go are bounded (nesting.go).
 func New(opts Options) *Runtime {
 	vm := goja.New()
 	n := opts.MaxCallStackSize
@@ -71,6 +81,10 @@ func New(opts Options) *Runtime {
 	r.jsonStringify, _ = goja.AssertFunction(j.Get("stringify"))
 
 	r.disableFunctionConstructors()
+	r.guardBind(g.Get("Function").(*goja.Object).Get("prototype").(*goja.Object))
+	// From an array, not from Array: building the Array constructor costs
+	// more than the rest of this guard.
+	r.guardArrays(vm.NewArray().Prototype())
 	sp := g.Get("String").(*goja.Object).Get("prototype").(*goja.Object)
 	r.defineMethod(sp, "isWellFormed", 0, func(c goja.FunctionCall) goja.Value { return isWellFormed(c, vm) })
 	r.defineMethod(sp, "toWellFormed", 0, func(c goja.FunctionCall) goja.Value { return toWellFormed(c, vm) })
@@ -156,7 +170,10 @@ func (r *Runtime) installGated(s *Script) {
 		r.installed[name] = true
 		g := r.VM.GlobalObject()
 		orig := g.Get(name)
-		if v := r.install(name, orig); v != orig {
+		switch v := r.install(name, orig); {
+		case v == nil:
+			_ = g.Delete(name)
+		case v != orig:
 			defineGlobal(r.VM, name, v)
 		}
 	}
