@@ -11,8 +11,8 @@ import (
 // The script-side halves of parallel() and pipeline(). They are JavaScript
 // because they are mostly promise plumbing; argument checks and caps call
 // back into Go (check), which raises fatal errors the script cannot catch.
-// Promise is captured when the VM is set up, so a script that replaces the
-// global Promise cannot change how they settle.
+// Promise is captured when the VM is set up (before the script runs), so a
+// script that replaces the global Promise cannot change how they settle.
 const combinatorsJS = `(function (check, Promise) {
   'use strict';
   function settleToNull(thunk, args) {
@@ -48,23 +48,45 @@ var combinatorsProgram = sync.OnceValue(func() *goja.Program {
 	return goja.MustCompile("wfrun:combinators", combinatorsJS, true)
 })
 
-// installCombinators defines parallel and pipeline. Loop goroutine.
+// installCombinators defines parallel and pipeline. Their JavaScript halves
+// are built on the first call of either, so a script that uses neither
+// (most do not) does not pay for them. Loop goroutine.
 func (r *run) installCombinators() error {
+	delegate := func(pick func(jsHelpers) goja.Value) func(goja.FunctionCall) goja.Value {
+		return func(call goja.FunctionCall) goja.Value {
+			if r.helpers.parallel == nil {
+				if err := r.buildCombinators(); err != nil {
+					panic(err) // an interrupt or a stack overflow: let it unwind the VM
+				}
+			}
+			fn, _ := goja.AssertFunction(pick(r.helpers))
+			v, err := fn(call.This, call.Arguments...)
+			if err != nil {
+				panic(err)
+			}
+			return v
+		}
+	}
+	if err := r.vm.GlobalObject().Set("parallel", delegate(func(h jsHelpers) goja.Value { return h.parallel })); err != nil {
+		return err
+	}
+	return r.vm.GlobalObject().Set("pipeline", delegate(func(h jsHelpers) goja.Value { return h.pipeline }))
+}
+
+// buildCombinators runs the combinators program in this VM.
+func (r *run) buildCombinators() error {
 	v, err := r.vm.RunProgram(combinatorsProgram())
 	if err != nil {
 		return err
 	}
 	factory, _ := goja.AssertFunction(v)
-	pair, err := factory(goja.Undefined(), r.vm.ToValue(r.checkCombinator), r.vm.GlobalObject().Get("Promise"))
+	pair, err := factory(goja.Undefined(), r.vm.ToValue(r.checkCombinator), r.promise)
 	if err != nil {
 		return err
 	}
 	fns := exportArray(pair.ToObject(r.vm))
 	r.helpers = jsHelpers{parallel: fns[0], pipeline: fns[1]}
-	if err := r.vm.GlobalObject().Set("parallel", fns[0]); err != nil {
-		return err
-	}
-	return r.vm.GlobalObject().Set("pipeline", fns[1])
+	return nil
 }
 
 // checkCombinator validates the arguments of parallel(thunks) and

@@ -25,6 +25,7 @@ func (r *run) install() error {
 	vm := r.vm
 	set := func(name string, v any) error { return vm.GlobalObject().Set(name, v) }
 
+	r.promise = vm.GlobalObject().Get("Promise")
 	if err := set("agent", r.agentFunc); err != nil {
 		return err
 	}

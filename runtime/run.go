@@ -98,7 +98,8 @@ type run struct {
 
 	phase   string                    // loop: current phase title
 	schemas map[string]*schema.Schema // loop: compiled schemas by raw text
-	helpers jsHelpers                 // loop
+	helpers jsHelpers                 // loop: built on first use
+	promise goja.Value                // loop: the original Promise constructor
 
 	pending   sync.WaitGroup // children not yet ended (logically)
 	goroutine sync.WaitGroup // child goroutines still running
