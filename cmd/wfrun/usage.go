@@ -29,8 +29,8 @@ Input:
                          A script with no meta anywhere is named after its file,
                          and a notice on stderr says so.
   --request FILE|-       a JSON WorkflowStartRequest (script, meta, args,
-                         subagentProvider, maxTotalAgents, parent, concurrency,
-                         timeoutMs, agentTimeoutMs, budgetTokens); flags given
+                         subagentProvider, maxTotalAgents, parent, model,
+                         concurrency, timeoutMs, agentTimeoutMs, budgetTokens); flags given
                          explicitly override its fields, and SCRIPT.js its script
   --parent NAME          the agent that owns the run's children (default "cli")
 
