@@ -2,13 +2,13 @@ package runtime_test
 
 import (
 	"context"
-	. "github.com/wfrun/wfrun/runtime"
 	"strings"
 	"testing"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
+	. "github.com/wfrun/wfrun/runtime"
 )
 
 func TestAgent_TextFormReturnsFinalText(t *testing.T) {

@@ -2,13 +2,13 @@ package runtime_test
 
 import (
 	"context"
-	. "github.com/wfrun/wfrun/runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/internal/wferr"
+	. "github.com/wfrun/wfrun/runtime"
 )
 
 func TestCancel_BeforeTheBodyRuns(t *testing.T) {

@@ -1,12 +1,13 @@
 package runtime_test
 
 import (
-	"fmt"
-	. "github.com/wfrun/wfrun/runtime"
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/wfrun/wfrun/internal/eventcheck"
 	"github.com/wfrun/wfrun/internal/wferr"
+	. "github.com/wfrun/wfrun/runtime"
 )
 
 func TestParallel_KeepsInputOrderAndThrowingThunkIsNull(t *testing.T) {
@@ -111,24 +112,25 @@ func TestGate_IsFIFOAndNeverExceeded(t *testing.T) {
 
 func TestGate_AgentStartOnlyWhenHoldingASlot(t *testing.T) {
 	p := newBlocking()
-	type res struct {
-		starts int
-	}
+	rec := newRecorder()
 	done := make(chan Outcome)
-	var startsWhileBlocked int
 	go func() {
-		out, rec := runScript(t, `return await Promise.all(Array.from({length: 5}, (_, i) => agent('task ' + i)))`,
-			withProvider(p), func(c *Config) { c.Concurrency = 2 })
-		_ = rec
-		done <- out
+		done <- Run(context.Background(), Config{RunID: "wf_t", Provider: p, Concurrency: 2, Emit: rec.Record,
+			Script: mustParse(t, `return await Promise.all(Array.from({length: 5}, (_, i) => agent('task ' + i)))`)})
 	}()
 	<-p.startedC
 	<-p.startedC
-	startsWhileBlocked = int(p.running.Load())
-	close(p.release)
-	<-done
-	if startsWhileBlocked != 2 {
-		t.Fatalf("%d running while 2 slots", startsWhileBlocked)
+	// Two children hold the two slots; three wait and must not look started.
+	if n := len(rec.Of(EventAgentStart)); n != 2 {
+		t.Fatalf("%d agent.start events while 2 slots are held", n)
 	}
-	_ = fmt.Sprint
+	close(p.release)
+	out := <-done
+	<-out.Drained
+	if out.Err != nil || len(rec.Of(EventAgentStart)) != 5 {
+		t.Fatalf("%v, %d starts", out.Err, len(rec.Of(EventAgentStart)))
+	}
+	if err := eventcheck.Check(rec.Events(), false); err != nil {
+		t.Fatal(err)
+	}
 }
