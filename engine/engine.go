@@ -325,10 +325,15 @@ func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config) {
 	e.mu.Lock()
 	delete(e.runs, r.id)
 	e.mu.Unlock()
-	go func() {
-		<-out.Drained
+	select {
+	case <-out.Drained: // the usual case: no provider is still running
 		e.drain.Done()
-	}()
+	default:
+		go func() {
+			<-out.Drained
+			e.drain.Done()
+		}()
+	}
 }
 
 // Run starts req and waits for its result: Start followed by Wait, with a

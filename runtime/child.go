@@ -79,7 +79,7 @@ func (r *run) launch(c *child) {
 	r.emitLocked(Event{Type: EventAgentStart, AgentID: c.req.AgentID, Seq: c.req.Seq,
 		Label: c.req.Label, Phase: c.req.Phase, Model: c.req.Model})
 	r.mu.Unlock()
-	r.goroutine.Add(1)
+	r.goroutines.Add(1)
 	go r.runChild(c)
 }
 
@@ -97,7 +97,7 @@ func (r *run) drop(c *child) {
 // runChild is the host side of one started child. It owns a slot until
 // the provider returns.
 func (r *run) runChild(c *child) {
-	defer r.goroutine.Done()
+	defer r.goroutineDone()
 
 	ctx := r.childCtx
 	var cancel context.CancelFunc = func() {}
@@ -136,6 +136,14 @@ func (r *run) runChild(c *child) {
 }
 
 var errChildTimeout = fmt.Errorf("agent timeout")
+
+// goroutineDone marks a child goroutine as returned, closing drained when it
+// was the last one of a run that has ended.
+func (r *run) goroutineDone() {
+	if r.goroutines.Add(-1) == 0 && r.ended.Load() {
+		r.closeDrained()
+	}
+}
 
 // releaseSlot frees c's slot, starting the next queued child in it.
 func (r *run) releaseSlot() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	stdruntime "runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -101,8 +102,14 @@ type run struct {
 	helpers jsHelpers                 // loop: built on first use
 	promise goja.Value                // loop: the original Promise constructor
 
-	pending   sync.WaitGroup // children not yet ended (logically)
-	goroutine sync.WaitGroup // child goroutines still running
+	pending sync.WaitGroup // children not yet ended (logically)
+
+	// Child goroutines still running, and the channel closed when the last
+	// of them returns after the run has ended (see Outcome.Drained).
+	goroutines  atomic.Int64
+	ended       atomic.Bool
+	drained     chan struct{}
+	drainedOnce sync.Once
 
 	mu       sync.Mutex
 	stopping bool         // no child may start once set
@@ -121,6 +128,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 		cfg:     cfg,
 		loop:    newLoop(),
 		schemas: make(map[string]*schema.Schema),
+		drained: make(chan struct{}),
 	}
 	r.gate.free = cfg.Concurrency
 
@@ -154,14 +162,15 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	out.Usage = r.usage
 	r.mu.Unlock()
 
-	drained := make(chan struct{})
-	go func() {
-		r.goroutine.Wait()
-		close(drained)
-	}()
-	out.Drained = drained
+	r.ended.Store(true)
+	if r.goroutines.Load() == 0 {
+		r.closeDrained()
+	}
+	out.Drained = r.drained
 	return out
 }
+
+func (r *run) closeDrained() { r.drainedOnce.Do(func() { close(r.drained) }) }
 
 func withDefaults(cfg Config) Config {
 	if cfg.Concurrency <= 0 {
