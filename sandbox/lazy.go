@@ -7,8 +7,10 @@ import "github.com/dop251/goja"
 // reads it, ~20µs each. So each global is built at the latest moment that is
 // still safe:
 //
-//   - New replaces Date, Math.random, eval and the Function constructors at
-//     once: determinism must not depend on how a script reaches them.
+//   - New replaces the Function constructors and bounds bind and Array's
+//     join, toLocaleString and flat at once: any script reaches them
+//     without naming them (every function's .constructor, implicit string
+//     conversion).
 //   - New adds structuredClone, URL and URLSearchParams as lazy globals: a
 //     lazyGlobals object sits between the global object and
 //     Object.prototype, and the first read of such a name builds it and
@@ -21,13 +23,25 @@ import "github.com/dop251/goja"
 //     a string matches \p{…} wrongly — the one known gap. JSON and Proxy are
 //     gated too, and have no such gap: no object leads to them but the
 //     global object. JSON gets the bounded stringify and parse, and Proxy is
-//     removed (nesting.go).
+//     removed (nesting.go). So are the determinism guards on Date,
+//     Math.random and eval, with no gap either: only the global object leads
+//     to Math and eval, and no builtin but Date makes a Date object (whose
+//     .constructor would lead to it). String.prototype.isWellFormed and
+//     toWellFormed are defined for a script that names either, or whose
+//     source contains "WellFormed" at all (s['isWellFormed']()), or that
+//     names globalThis or this. A later script loaded into the same runtime
+//     (a nested workflow) gets what it names before its code runs.
 //   - Load also times the RegExp methods that match, for a script that can
 //     make a regexp (regexp.go).
 var (
 	lazyNames  = []string{"structuredClone", "URL", "URLSearchParams"}
-	gatedNames = []string{"RegExp", "Object", "Map", "Promise", "Array", "JSON", "Proxy"}
-	gated      = map[string]bool{"RegExp": true, "Object": true, "Map": true, "Promise": true, "Array": true, "JSON": true, "Proxy": true, "globalThis": true}
+	gatedNames = []string{"Date", "Math", "eval", "RegExp", "Object", "Map", "Promise", "Array", "JSON", "Proxy"}
+	gated      = map[string]bool{
+		"Date": true, "Math": true, "eval": true,
+		"RegExp": true, "Object": true, "Map": true, "Promise": true, "Array": true, "JSON": true, "Proxy": true,
+		"isWellFormed": true, "toWellFormed": true,
+		"globalThis": true,
+	}
 )
 
 // lazyGlobals is the object between the global object and Object.prototype

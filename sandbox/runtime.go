@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"strings"
 	"sync"
 	"time"
 
@@ -43,6 +44,7 @@ type Runtime struct {
 	rewriteFn                goja.Value    // rewriteRegExpSource, for the RegExp installer
 	noFunction               *goja.Object  // the disabled Function constructor
 	generatorsPatched        bool
+	wellFormed               bool            // String.prototype.isWellFormed and toWellFormed are defined
 	installed                map[string]bool // gated globals already extended or replaced
 	thrower                  goja.Callable   // rethrows its argument; see RejectionError
 
@@ -66,6 +68,10 @@ type Runtime struct {
 // new Date(), Date() and Math.random() throw, and eval and the Function
 // constructors are disabled. It has no require, process, timers or console,
 // and no Proxy. The builtins that recurse in Go are bounded (nesting.go).
+// Some of this is done by Load, for the script it loads, before any of its
+// code runs (lazy.go): code run straight on VM, which only the host does,
+// sees goja's Date, Math.random, eval, RegExp, JSON and Proxy until a
+// script that names them has been loaded.
 func New(opts Options) *Runtime {
 	vm := goja.New()
 	n := opts.MaxCallStackSize
@@ -76,6 +82,9 @@ func New(opts Options) *Runtime {
 	r := &Runtime{VM: vm, scripts: make(map[string]bool, 1), maxStack: n, regexpTimeout: regexpTimeout(opts)}
 	g := vm.GlobalObject()
 
+	// Now, not in Load: code run straight on VM (the host's, or a test's)
+	// could replace them too, and every run that ends with a value reads
+	// JSON for ExportJSON anyway.
 	j := g.Get("JSON").(*goja.Object)
 	r.jsonParse, _ = goja.AssertFunction(j.Get("parse"))
 	r.jsonStringify, _ = goja.AssertFunction(j.Get("stringify"))
@@ -85,13 +94,6 @@ func New(opts Options) *Runtime {
 	// From an array, not from Array: building the Array constructor costs
 	// more than the rest of this guard.
 	r.guardArrays(vm.NewArray().Prototype())
-	sp := g.Get("String").(*goja.Object).Get("prototype").(*goja.Object)
-	r.defineMethod(sp, "isWellFormed", 0, func(c goja.FunctionCall) goja.Value { return isWellFormed(c, vm) })
-	r.defineMethod(sp, "toWellFormed", 0, func(c goja.FunctionCall) goja.Value { return toWellFormed(c, vm) })
-
-	for _, name := range []string{"Date", "Math", "eval"} {
-		defineGlobal(vm, name, r.install(name, g.Get(name)))
-	}
 
 	r.lazy = lazyGlobals{r: r, pending: make(map[string]bool, len(lazyNames))}
 	for _, name := range lazyNames {
@@ -157,9 +159,18 @@ var generatorProgram = sync.OnceValue(func() *goja.Program {
 	return goja.MustCompile(preludeName, "(function*(){})", true)
 })
 
-// installGated extends or replaces the gated globals s names (see lazy.go).
+// installGated extends or replaces the gated globals s names, and installs
+// the other guards that only a script naming something can reach (see
+// lazy.go).
 func (r *Runtime) installGated(s *Script) {
 	all := s.refs["globalThis"] || s.refs["this"]
+	if !r.wellFormed && (all || s.refs["isWellFormed"] || s.refs["toWellFormed"] || strings.Contains(s.Source, "WellFormed")) {
+		r.wellFormed = true
+		vm := r.VM
+		sp := vm.GlobalObject().Get("String").(*goja.Object).Get("prototype").(*goja.Object)
+		r.defineMethod(sp, "isWellFormed", 0, func(c goja.FunctionCall) goja.Value { return isWellFormed(c, vm) })
+		r.defineMethod(sp, "toWellFormed", 0, func(c goja.FunctionCall) goja.Value { return toWellFormed(c, vm) })
+	}
 	for _, name := range gatedNames {
 		if r.installed[name] || !all && !s.refs[name] {
 			continue
