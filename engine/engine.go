@@ -102,17 +102,8 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.MaxTotalAgents <= 0 {
 		cfg.MaxTotalAgents = DefaultMaxAgents
 	}
-	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = DefaultConcurrency
-	}
-	if cfg.MaxItems <= 0 {
-		cfg.MaxItems = DefaultMaxItems
-	}
 	if cfg.RunTimeout == 0 {
 		cfg.RunTimeout = DefaultRunTimeout
-	}
-	if cfg.CancelGrace <= 0 {
-		cfg.CancelGrace = DefaultCancelGrace
 	}
 	if cfg.ScriptCache <= 0 {
 		cfg.ScriptCache = DefaultScriptCache
@@ -229,7 +220,7 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 			maxAgents = req.MaxTotalAgents
 		}
 	}
-	conc := e.cfg.Concurrency
+	conc := e.cfg.Concurrency // 0: the runtime's default
 	if req.Concurrency > 0 {
 		conc = min(req.Concurrency, MaxConcurrency)
 		if req.Concurrency > MaxConcurrency {

@@ -61,25 +61,14 @@ func (r WorkflowResult) Err() error {
 	return &wferr.Error{Code: r.ErrorCode, Message: r.Error, Line: r.ErrorLine, Column: r.ErrorColumn}
 }
 
-// summary is WorkflowResult without its value: the payload of run.end.
+// summary is WorkflowResult without its value: the payload of run.end. Its
+// own Value field, always nil, hides the embedded one from encoding/json.
 type summary struct {
-	RunID         string      `json:"runId"`
-	StopReason    StopReason  `json:"stopReason"`
-	Error         string      `json:"error,omitempty"`
-	ErrorCode     ErrorCode   `json:"errorCode,omitempty"`
-	ErrorLine     int         `json:"errorLine,omitempty"`
-	ErrorColumn   int         `json:"errorColumn,omitempty"`
-	AgentsSpawned int         `json:"agentsSpawned"`
-	Agents        AgentCounts `json:"agents"`
-	Usage         Usage       `json:"usage"`
-	DurationMs    int64       `json:"durationMs"`
+	WorkflowResult
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
-func (r WorkflowResult) summary() summary {
-	return summary{RunID: r.RunID, StopReason: r.StopReason, Error: r.Error, ErrorCode: r.ErrorCode,
-		ErrorLine: r.ErrorLine, ErrorColumn: r.ErrorColumn, AgentsSpawned: r.AgentsSpawned,
-		Agents: r.Agents, Usage: r.Usage, DurationMs: r.DurationMs}
-}
+func (r WorkflowResult) summary() summary { return summary{WorkflowResult: r} }
 
 var nullJSON = json.RawMessage("null")
 
