@@ -1,0 +1,382 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/schema"
+	"github.com/wfrun/wfrun/internal/wferr"
+)
+
+// conversation is one child: its own messages, tools, usage and turn
+// count. Only the goroutine running Run touches it (tool calls run
+// concurrently but only read it).
+type conversation struct {
+	p     *Provider
+	req   agentapi.Request
+	model string
+
+	msgs    []goopenai.ChatCompletionMessage
+	tools   []goopenai.Tool // the toolbox tools this child may call
+	allowed map[string]bool // their names
+
+	sch      *schema.Schema // nil for a text call
+	toolMode bool           // the schema is answered through final_answer
+
+	usage  agentapi.Usage
+	notes  []string
+	tr     *transcript
+	callNo int // numbers tool calls that came without an id
+}
+
+func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (*conversation, error) {
+	c := &conversation{p: p, req: req, model: p.model(req), allowed: map[string]bool{}}
+	if len(bytes.TrimSpace(req.Schema)) > 0 {
+		sch, err := schema.Compile(req.Schema)
+		if err != nil {
+			return nil, wferr.Wrap(wferr.AgentStart, err, "the request's schema does not compile, which the run side should have refused with UNSUPPORTED_SCHEMA: %v", err)
+		}
+		c.sch = sch
+		c.toolMode = p.cfg.JSONSchemaMode == SchemaTool || (p.cfg.JSONSchemaMode == SchemaAuto && p.toolSchema.Load())
+	}
+	if p.cfg.Toolbox != nil {
+		all, err := p.cfg.Toolbox.Tools(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot list the tools of its toolbox: %v", err)
+		}
+		var mine []agentapi.Tool
+		for _, t := range narrowTools(all, req.Tools) {
+			if t.Name == finalAnswerTool && c.sch != nil {
+				continue // hidden by ours, should the endpoint need it
+			}
+			mine = append(mine, t)
+			c.allowed[t.Name] = true
+		}
+		c.tools = toolDefs(mine)
+	}
+	tr, err := openTranscript(p.cfg.TranscriptDir, req.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	c.tr = tr
+	var names []string
+	for _, t := range c.tools {
+		names = append(names, t.Function.Name)
+	}
+	tr.write(record{Type: "start", RunID: req.RunID, AgentID: req.AgentID, Model: c.model, Tools: names})
+
+	var schemaText []byte
+	if c.sch != nil {
+		schemaText = c.sch.Raw()
+	}
+	c.add(goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleSystem, Content: systemPrompt(schemaText, c.toolMode)})
+	c.add(goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: req.Prompt})
+	return c, nil
+}
+
+// add appends m to the conversation and the transcript.
+func (c *conversation) add(m goopenai.ChatCompletionMessage) {
+	c.msgs = append(c.msgs, m)
+	c.tr.message(m)
+}
+
+// run is the agent loop. See the package documentation for its rules.
+func (c *conversation) run(ctx context.Context) (agentapi.Result, error) {
+	maxTurns := c.req.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = c.p.cfg.MaxTurns
+	}
+	invalid := 0 // answers that did not satisfy the schema
+	for turn := 0; turn < maxTurns; turn++ {
+		msg, end, err := c.ask(ctx, true)
+		if end != nil || err != nil {
+			return c.result(end), err
+		}
+		if msg.Refusal != "" {
+			return c.failed(agentapi.FailureTaskFailed, "the model refused: "+msg.Refusal), nil
+		}
+
+		calls := msg.ToolCalls
+		var answer *goopenai.ToolCall
+		if c.toolMode {
+			calls, answer = splitFinalAnswer(calls)
+		}
+		if answer != nil {
+			out, verr := c.check(answer.Function.Arguments)
+			if verr == nil {
+				return c.completed("", out), nil
+			}
+			invalid++
+			if invalid > c.p.cfg.SchemaRetries {
+				return c.invalidOutput(invalid, verr), nil
+			}
+			// Every tool call needs its result: the answer's is the error.
+			c.addToolResults(append(c.runTools(ctx, calls),
+				toolOutcome{call: *answer, content: schemaRetryMessage(verr, true), failed: true}))
+			if ctx.Err() != nil {
+				return c.ended(ctx), nil
+			}
+			continue
+		}
+		if len(calls) > 0 {
+			c.addToolResults(c.runTools(ctx, calls))
+			if ctx.Err() != nil {
+				return c.ended(ctx), nil
+			}
+			continue
+		}
+
+		content := strings.TrimSpace(msg.Content)
+		if content == "" {
+			c.add(userMessage(emptyReply))
+			continue
+		}
+		if c.sch == nil {
+			return c.completed(msg.Content, nil), nil
+		}
+		out, verr := c.check(stripFences(content))
+		if verr == nil {
+			return c.completed("", out), nil
+		}
+		invalid++
+		if invalid > c.p.cfg.SchemaRetries {
+			return c.invalidOutput(invalid, verr), nil
+		}
+		c.add(userMessage(schemaRetryMessage(verr, false)))
+	}
+	return c.lastTurn(ctx, maxTurns)
+}
+
+// lastTurn is the turn after the limit: no tools, one request for the best
+// final answer.
+func (c *conversation) lastTurn(ctx context.Context, maxTurns int) (agentapi.Result, error) {
+	c.add(userMessage(lastTurnMessage(c.sch != nil, c.toolMode)))
+	msg, end, err := c.ask(ctx, false)
+	if end != nil || err != nil {
+		return c.result(end), err
+	}
+	why := fmt.Sprintf("the agent reached its limit of %d turns", maxTurns)
+	c.notes = append(c.notes, "max_turns reached")
+	if c.sch == nil {
+		if strings.TrimSpace(msg.Content) == "" {
+			return c.failed(agentapi.FailureMaxTurns, why+" without a final answer"), nil
+		}
+		return c.completed(msg.Content, nil), nil
+	}
+	text := stripFences(msg.Content)
+	if _, answer := splitFinalAnswer(msg.ToolCalls); answer != nil {
+		text = answer.Function.Arguments
+	}
+	if strings.TrimSpace(text) == "" {
+		return c.failed(agentapi.FailureMaxTurns, why+" without a final answer"), nil
+	}
+	out, verr := c.check(text)
+	if verr != nil {
+		return c.failed(agentapi.FailureMaxTurns, fmt.Sprintf("%s, and its last answer does not satisfy the schema: %v", why, verr)), nil
+	}
+	return c.completed("", out), nil
+}
+
+// ask sends the conversation and appends the model's reply. withTools
+// false offers no toolbox tools (the final_answer tool stays in tool
+// mode). end is set when the child is over; err when the provider is
+// misconfigured.
+func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.ChatCompletionMessage, end *agentapi.Result, err error) {
+	resp, err := c.p.complete(ctx, c.request(withTools))
+	var ce *callError
+	if errors.As(err, &ce) && !c.toolMode && c.sch != nil && c.p.cfg.JSONSchemaMode == SchemaAuto && mentionsResponseFormat(ce) {
+		// The endpoint does not take response_format: answer through the
+		// final_answer tool from now on, on every child.
+		c.p.toolSchema.Store(true)
+		c.toolMode = true
+		c.notes = append(c.notes, "the endpoint refused response_format; used the final_answer tool")
+		c.msgs[0].Content = systemPrompt(c.sch.Raw(), true)
+		resp, err = c.p.complete(ctx, c.request(withTools))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			r := c.ended(ctx)
+			return msg, &r, nil
+		}
+		if !errors.As(err, &ce) {
+			r := c.failed(agentapi.FailureTaskFailed, err.Error())
+			return msg, &r, nil
+		}
+		if ce.fatal != nil {
+			return msg, nil, ce.fatal
+		}
+		r := c.failed(ce.kind, ce.msg)
+		return msg, &r, nil
+	}
+
+	u := agentapi.Usage{InputTokens: int64(resp.Usage.PromptTokens), OutputTokens: int64(resp.Usage.CompletionTokens)}
+	if d := resp.Usage.PromptTokensDetails; d != nil {
+		u.CachedTokens = int64(d.CachedTokens)
+	}
+	c.usage = c.usage.Add(u)
+	c.tr.usage(u)
+	if len(resp.Choices) == 0 {
+		r := c.failed(agentapi.FailureTaskFailed, fmt.Sprintf("%s answered without a message (no choices)", c.p.cfg.BaseURL))
+		return msg, &r, nil
+	}
+	choice := resp.Choices[0]
+	msg = choice.Message
+	msg.Role = goopenai.ChatMessageRoleAssistant
+	msg.ReasoningContent = "" // endpoints such as DeepSeek refuse it in the history
+	for i := range msg.ToolCalls {
+		if msg.ToolCalls[i].ID == "" {
+			c.callNo++
+			msg.ToolCalls[i].ID = fmt.Sprintf("call_%d", c.callNo)
+		}
+		msg.ToolCalls[i].Type = goopenai.ToolTypeFunction
+		msg.ToolCalls[i].Index = nil
+	}
+	c.add(msg)
+	if choice.FinishReason == goopenai.FinishReasonLength && len(msg.ToolCalls) == 0 {
+		c.notes = append(c.notes, "the answer was cut off at the model's output limit")
+	}
+	return msg, nil, nil
+}
+
+// request builds the chat completion request for the next turn.
+func (c *conversation) request(withTools bool) goopenai.ChatCompletionRequest {
+	r := goopenai.ChatCompletionRequest{
+		Model:           c.model,
+		Messages:        c.msgs,
+		ReasoningEffort: c.req.Effort,
+	}
+	if withTools {
+		r.Tools = append(r.Tools, c.tools...)
+	}
+	switch {
+	case c.sch == nil:
+	case c.toolMode:
+		r.Tools = append(r.Tools, goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
+			Name:        finalAnswerTool,
+			Description: "Give your final answer. Call this exactly once, when you have the answer; its arguments are the answer.",
+			Parameters:  c.sch.Raw(),
+		}})
+		if len(r.Tools) > 1 {
+			r.ToolChoice = "required"
+		} else {
+			r.ToolChoice = goopenai.ToolChoice{Type: goopenai.ToolTypeFunction, Function: goopenai.ToolFunction{Name: finalAnswerTool}}
+		}
+	default:
+		r.ResponseFormat = &goopenai.ChatCompletionResponseFormat{
+			Type: goopenai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{
+				Name: "answer", Schema: c.sch.Raw(), Strict: false,
+			},
+		}
+	}
+	return r
+}
+
+// check validates an answer against the schema and returns it compacted.
+func (c *conversation) check(text string) (json.RawMessage, error) {
+	raw := json.RawMessage(strings.TrimSpace(text))
+	if err := c.sch.Validate(raw); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func (c *conversation) addToolResults(outs []toolOutcome) {
+	for _, o := range outs {
+		c.msgs = append(c.msgs, goopenai.ChatCompletionMessage{
+			Role: goopenai.ChatMessageRoleTool, ToolCallID: o.call.ID, Name: o.call.Function.Name, Content: o.content,
+		})
+		c.tr.toolResult(o)
+	}
+}
+
+// splitFinalAnswer takes the first final_answer call out of calls.
+func splitFinalAnswer(calls []goopenai.ToolCall) (rest []goopenai.ToolCall, answer *goopenai.ToolCall) {
+	for i := range calls {
+		if calls[i].Function.Name == finalAnswerTool && answer == nil {
+			answer = &calls[i]
+			continue
+		}
+		rest = append(rest, calls[i])
+	}
+	return rest, answer
+}
+
+func userMessage(s string) goopenai.ChatCompletionMessage {
+	return goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: s}
+}
+
+// The results of a child. Each carries the usage so far, priced.
+
+func (c *conversation) completed(text string, out json.RawMessage) agentapi.Result {
+	return c.result(&agentapi.Result{Status: agentapi.StatusCompleted, Text: text, Output: out})
+}
+
+func (c *conversation) failed(kind agentapi.FailureKind, msg string) agentapi.Result {
+	status := agentapi.StatusFailed
+	if kind == agentapi.FailureTimeout {
+		status = agentapi.StatusTimedOut
+	}
+	return c.result(&agentapi.Result{Status: status, Failure: kind, Error: msg})
+}
+
+func (c *conversation) invalidOutput(answers int, err error) agentapi.Result {
+	return c.failed(agentapi.FailureInvalidOutput, fmt.Sprintf("%d answers in a row did not satisfy the schema; the last: %v", answers, err))
+}
+
+// ended is the result of a child whose context ended first.
+func (c *conversation) ended(ctx context.Context) agentapi.Result {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return c.result(&agentapi.Result{Status: agentapi.StatusTimedOut, Failure: agentapi.FailureTimeout,
+			Error: "the agent's deadline passed before it finished"})
+	}
+	return c.result(&agentapi.Result{Status: agentapi.StatusCancelled, Failure: agentapi.FailureCancelled,
+		Error: "the agent was cancelled before it finished"})
+}
+
+// result completes r with the usage, its cost and the notes. A nil r
+// (the provider is misconfigured) gives the zero Result.
+func (c *conversation) result(r *agentapi.Result) agentapi.Result {
+	if r == nil {
+		return agentapi.Result{}
+	}
+	res := *r
+	res.Usage = c.usage
+	cost, note := c.p.price(c.model, c.usage)
+	res.Usage.CostUSD = cost
+	notes := c.notes
+	if note != "" {
+		notes = append(notes[:len(notes):len(notes)], note)
+	}
+	res.Note = strings.Join(notes, "; ")
+	return res
+}
+
+// finish ends the transcript.
+func (c *conversation) finish(res agentapi.Result, err error) { c.tr.close(res, err) }
+
+// stripFences accepts a JSON answer wrapped in a Markdown code fence.
+func stripFences(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "```") && strings.HasSuffix(s, "```") && len(s) >= 6 {
+		s = strings.TrimSuffix(s[3:], "```")
+		if i := strings.IndexByte(s, '\n'); i >= 0 && !strings.ContainsAny(s[:i], "{[\"") {
+			s = s[i+1:]
+		}
+	}
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,90 @@
+package openai
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/wfrun/wfrun/agentapi"
+)
+
+// Provider runs each child as its own conversation with an
+// OpenAI-compatible chat completions endpoint. Create it with New; it is
+// safe for concurrent use. It owns no goroutines between calls to Run.
+type Provider struct {
+	cfg    Config
+	client *goopenai.Client
+	gate   gate // one per Provider, that is per endpoint: see gate
+
+	// toolSchema is set once an endpoint in SchemaAuto mode refused
+	// response_format: later schema calls go straight to the tool.
+	toolSchema atomic.Bool
+}
+
+var _ agentapi.Provider = (*Provider)(nil)
+
+// New returns a Provider for cfg. It fails when cfg names no endpoint
+// (neither BaseURL nor APIKey) or no model, with a sentence naming the
+// variable to set.
+func New(cfg Config) (*Provider, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	cc := goopenai.DefaultConfig(cfg.APIKey)
+	cc.BaseURL = cfg.BaseURL
+	cc.HTTPClient = recordingDoer{c: cfg.HTTPClient}
+	return &Provider{cfg: cfg, client: goopenai.NewClientWithConfig(cc)}, nil
+}
+
+// Name returns "openai".
+func (p *Provider) Name() string { return "openai" }
+
+// Capabilities returns what the provider honours: schema, tools, maxTurns,
+// model and effort. Personas (agentType) and isolation are not supported.
+func (p *Provider) Capabilities() agentapi.Capabilities {
+	return agentapi.Capabilities{
+		OutputSchema: true,
+		ToolFilter:   true,
+		Effort:       true,
+		Model:        true,
+		MaxTurns:     true,
+	}
+}
+
+// Run runs one child: a fresh conversation of at most the request's turn
+// limit. It returns an error only when the provider is misconfigured (the
+// endpoint refuses the credentials, the toolbox cannot list its tools, the
+// transcript cannot be written); every other outcome is a Result.
+func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+	c, err := p.newConversation(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return (&conversation{p: p, model: p.model(req)}).ended(ctx), nil
+		}
+		return agentapi.Result{}, err
+	}
+	res, err := c.run(ctx)
+	c.finish(res, err)
+	return res, err
+}
+
+// model is the model a request runs on.
+func (p *Provider) model(req agentapi.Request) string {
+	if req.Model != "" {
+		return req.Model
+	}
+	return p.cfg.Model
+}
+
+// price returns the cost of u on model, and a note when the model has no
+// price.
+func (p *Provider) price(model string, u agentapi.Usage) (float64, string) {
+	pr, ok := priceOf(p.cfg.Prices, model)
+	if !ok {
+		return 0, fmt.Sprintf("no price for model %s", model)
+	}
+	return pr.cost(u), ""
+}

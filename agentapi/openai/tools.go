@@ -1,0 +1,114 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	goopenai "github.com/sashabaranov/go-openai"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/wfrun/wfrun/agentapi"
+)
+
+// finalAnswerTool is the tool a schema call in SchemaTool mode answers
+// with. It hides a toolbox tool of the same name.
+const finalAnswerTool = "final_answer"
+
+// emptyObjectSchema is the parameters of a tool that declares none.
+var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// narrowTools returns the toolbox tools a request may use: all of them
+// when names is nil, else those whose name is in names. A name in names
+// that the toolbox does not have is simply not available.
+func narrowTools(all []agentapi.Tool, names []string) []agentapi.Tool {
+	if names == nil {
+		return all
+	}
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []agentapi.Tool
+	for _, t := range all {
+		if want[t.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// toolDefs renders tools for the API.
+func toolDefs(tools []agentapi.Tool) []goopenai.Tool {
+	defs := make([]goopenai.Tool, 0, len(tools))
+	for _, t := range tools {
+		params := t.InputSchema
+		if len(params) == 0 {
+			params = emptyObjectSchema
+		}
+		defs = append(defs, goopenai.Tool{Type: goopenai.ToolTypeFunction, Function: &goopenai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: params,
+		}})
+	}
+	return defs
+}
+
+// toolOutcome is one tool call's result as the model will see it.
+type toolOutcome struct {
+	call    goopenai.ToolCall
+	content string
+	failed  bool
+}
+
+// runTools runs calls concurrently and returns their outcomes in call
+// order. A failing tool is an outcome, never an error. It returns when
+// every call has returned; the calls get ctx and should stop when it ends.
+func (c *conversation) runTools(ctx context.Context, calls []goopenai.ToolCall) []toolOutcome {
+	out := make([]toolOutcome, len(calls))
+	var g errgroup.Group
+	for i, call := range calls {
+		g.Go(func() error {
+			content, err := c.callTool(ctx, call)
+			out[i] = toolOutcome{call: call, content: content}
+			if err != nil {
+				out[i].content, out[i].failed = "error: "+err.Error(), true
+			}
+			if out[i].content == "" {
+				out[i].content = "(no output)"
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines never return an error
+	return out
+}
+
+// callTool runs one tool call, refusing names the child was not given.
+func (c *conversation) callTool(ctx context.Context, call goopenai.ToolCall) (string, error) {
+	name := call.Function.Name
+	if !c.allowed[name] {
+		return "", fmt.Errorf("the tool %q is not available to this agent; available tools: %s", name, c.toolList())
+	}
+	args := strings.TrimSpace(call.Function.Arguments)
+	if args == "" {
+		args = "{}"
+	}
+	if !json.Valid([]byte(args)) {
+		return "", fmt.Errorf("the arguments of %s are not valid JSON; call it again with a JSON object", name)
+	}
+	return c.p.cfg.Toolbox.Call(ctx, name, json.RawMessage(args))
+}
+
+func (c *conversation) toolList() string {
+	if len(c.allowed) == 0 {
+		return "none"
+	}
+	names := make([]string, 0, len(c.allowed))
+	for n := range c.allowed {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,114 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/wferr"
+)
+
+// transcript writes one child's conversation as JSON lines, one record
+// per event, for a person debugging a run. Only the child's own goroutine
+// writes to it. A nil *transcript writes nothing.
+//
+// Records, by "type": "start" (runId, agentId, model, tools), "message"
+// (a system, user or assistant message; an assistant message carries its
+// tool calls), "tool_result" (toolCallId, name, content, isError), "usage"
+// (one turn's tokens), "end" (status, failure, error, note, usage).
+type transcript struct {
+	f   *os.File
+	enc *json.Encoder
+	err error // the first write error; later writes are skipped
+}
+
+type record struct {
+	Type       string                          `json:"type"`
+	Time       time.Time                       `json:"time"`
+	RunID      string                          `json:"runId,omitempty"`
+	AgentID    string                          `json:"agentId,omitempty"`
+	Model      string                          `json:"model,omitempty"`
+	Tools      []string                        `json:"tools,omitempty"`
+	Message    *goopenai.ChatCompletionMessage `json:"message,omitempty"`
+	ToolCallID string                          `json:"toolCallId,omitempty"`
+	Name       string                          `json:"name,omitempty"`
+	Content    string                          `json:"content,omitempty"`
+	IsError    bool                            `json:"isError,omitempty"`
+	Status     agentapi.Status                 `json:"status,omitempty"`
+	Failure    agentapi.FailureKind            `json:"failure,omitempty"`
+	Error      string                          `json:"error,omitempty"`
+	Note       string                          `json:"note,omitempty"`
+	Usage      *agentapi.Usage                 `json:"usage,omitempty"`
+}
+
+// openTranscript creates DIR/AGENTID.jsonl, or returns nil when dir is "".
+// Failing to create it is a misconfiguration (AGENT_START).
+func openTranscript(dir, agentID string) (*transcript, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot create the transcript folder %s (%v): choose a writable folder", dir, err)
+	}
+	path := filepath.Join(dir, fileName(agentID)+".jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot write the transcript %s (%v): choose a writable folder", path, err)
+	}
+	return &transcript{f: f, enc: json.NewEncoder(f)}, nil
+}
+
+// fileName keeps the characters of an agent id that are safe in a file
+// name, so that an id can never leave the folder.
+func fileName(id string) string {
+	s := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, id)
+	if s == "" {
+		return "agent"
+	}
+	return s
+}
+
+func (t *transcript) write(r record) {
+	if t == nil || t.err != nil {
+		return
+	}
+	r.Time = time.Now().UTC()
+	t.err = t.enc.Encode(r)
+}
+
+func (t *transcript) message(m goopenai.ChatCompletionMessage) {
+	t.write(record{Type: "message", Message: &m})
+}
+
+func (t *transcript) toolResult(o toolOutcome) {
+	t.write(record{Type: "tool_result", ToolCallID: o.call.ID, Name: o.call.Function.Name, Content: o.content, IsError: o.failed})
+}
+
+func (t *transcript) usage(u agentapi.Usage) {
+	t.write(record{Type: "usage", Usage: &u})
+}
+
+// close writes the end record and closes the file.
+func (t *transcript) close(res agentapi.Result, err error) {
+	if t == nil {
+		return
+	}
+	end := record{Type: "end", Status: res.Status, Failure: res.Failure, Error: res.Error, Note: res.Note, Usage: &res.Usage}
+	if err != nil {
+		end.Error = fmt.Sprintf("provider error: %v", err)
+	}
+	t.write(end)
+	_ = t.f.Close()
+}
