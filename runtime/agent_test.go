@@ -196,3 +196,13 @@ func TestAgent_ModelPrecedenceIsCallThenPhaseThenMeta(t *testing.T) {
 		t.Fatalf("models %v", models)
 	}
 }
+
+func TestAgent_ProviderNoteReachesAgentEnd(t *testing.T) {
+	p := &funcProvider{name: "noted", caps: agentapi.All(), run: func(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+		return agentapi.Result{Status: agentapi.StatusCompleted, Text: "best effort", Note: "max_turns reached"}, nil
+	}}
+	_, rec := runScript(t, `return await agent('x')`, withProvider(p))
+	if ev := rec.Of(EventAgentEnd)[0]; ev.Note != "max_turns reached" {
+		t.Fatalf("agent.end %+v", ev)
+	}
+}

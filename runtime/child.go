@@ -48,6 +48,7 @@ type outcome struct {
 	err     string
 	text    string
 	output  json.RawMessage // set for a completed schema call
+	note    string          // the provider's remark on the child (e.g. "max_turns reached")
 	usage   agentapi.Usage
 }
 
@@ -180,7 +181,7 @@ func (r *run) callProvider(ctx context.Context, req agentapi.Request) (res agent
 // own deadline passed is timed_out, a completed schema call is validated
 // again here so every provider is held to the same contract.
 func (r *run) classify(ctx context.Context, c *child, res agentapi.Result) outcome {
-	o := outcome{status: res.Status, failure: res.Failure, err: res.Error, usage: res.Usage}
+	o := outcome{status: res.Status, failure: res.Failure, err: res.Error, note: res.Note, usage: res.Usage}
 	if res.Status == agentapi.StatusCompleted {
 		if c.schema == nil {
 			o.text = res.Text
@@ -192,7 +193,7 @@ func (r *run) classify(ctx context.Context, c *child, res agentapi.Result) outco
 		}
 		if err := c.schema.Validate(raw); err != nil {
 			return outcome{status: agentapi.StatusFailed, failure: agentapi.FailureInvalidOutput,
-				err: "the answer does not match the schema: " + err.Error(), usage: res.Usage}
+				err: "the answer does not match the schema: " + err.Error(), note: res.Note, usage: res.Usage}
 		}
 		o.output = raw
 		return o
@@ -267,7 +268,7 @@ func (r *run) finish(c *child, o outcome) {
 	}
 	r.usage = r.usage.Add(o.usage)
 	ev := Event{Type: EventAgentEnd, AgentID: c.req.AgentID, Seq: c.req.Seq, Label: c.req.Label,
-		Phase: c.req.Phase, Model: c.req.Model, Outcome: o.status, Usage: ptr(o.usage),
+		Phase: c.req.Phase, Model: c.req.Model, Outcome: o.status, Note: o.note, Usage: ptr(o.usage),
 		DurationMs: ptr(time.Since(c.startedAt).Milliseconds())}
 	if o.status != agentapi.StatusCompleted {
 		ev.Failure, ev.Error = o.failure, o.err

@@ -52,6 +52,7 @@ type Event struct {
 	Outcome    agentapi.Status      `json:"outcome,omitempty"`
 	Failure    agentapi.FailureKind `json:"failure,omitempty"`
 	Error      string               `json:"error,omitempty"`
+	Note       string               `json:"note,omitempty"` // the provider's remark, e.g. "max_turns reached"
 	Usage      *agentapi.Usage      `json:"usage,omitempty"`
 	DurationMs *int64               `json:"durationMs,omitempty"`
 
