@@ -1,0 +1,106 @@
+package command
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// inherited are the variables of wfrun's environment that every child gets
+// when they are set: what a command needs to find programs, its
+// configuration and its locale, and to reach the network through a proxy.
+// Everything else (API keys included) must be named in Spec.PassEnv or
+// given in Spec.Env.
+var inherited = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ",
+	"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES",
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
+	"SSL_CERT_FILE", "SSL_CERT_DIR",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+}
+
+// InheritedEnv returns the names of the variables every child inherits from
+// wfrun's environment when they are set, in addition to Spec.PassEnv.
+func InheritedEnv() []string { return append([]string(nil), inherited...) }
+
+// environ builds a child's environment: the inherited variables, then
+// PassEnv, then Env, later ones winning; each name appears once.
+func environ(s *Spec) []string {
+	vals := make(map[string]string)
+	var order []string
+	set := func(k, v string) {
+		if _, ok := vals[k]; !ok {
+			order = append(order, k)
+		}
+		vals[k] = v
+	}
+	for _, names := range [][]string{inherited, s.PassEnv} {
+		for _, k := range names {
+			if v, ok := os.LookupEnv(k); ok {
+				set(k, v)
+			}
+		}
+	}
+	for k, v := range s.Env {
+		set(k, v)
+	}
+	env := make([]string, 0, len(order))
+	for _, k := range order {
+		env = append(env, k+"="+vals[k])
+	}
+	return env
+}
+
+// errNotExecutable is the cause when argv[0] names a file that cannot run.
+var errNotExecutable = errors.New("not an executable file")
+
+// lookPath finds the command the way a shell would, but with the child's
+// PATH (Spec.Env may set it) and relative to the child's directory.
+func lookPath(name, dir string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		p, err := absIn(dir, name)
+		if err != nil {
+			return "", err
+		}
+		return p, executable(p)
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		p, err := absIn(dir, filepath.Join(d, name))
+		if err == nil && executable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fs.ErrNotExist
+}
+
+func executable(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return errNotExecutable
+	}
+	return nil
+}
+
+// absIn makes p absolute, reading a relative p from dir (itself relative to
+// wfrun's working directory) as the child will. An absolute path matters:
+// exec would read a relative one from dir a second time.
+func absIn(dir, p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Abs(p)
+}

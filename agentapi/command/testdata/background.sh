@@ -1,0 +1,5 @@
+#!/bin/sh
+# Answers at once but leaves a background child holding stdout open.
+cat >/dev/null
+sleep 30 &
+echo done
