@@ -26,10 +26,11 @@ func checkCommand(args []string, e env) int {
 		}
 		return printJSON(e, failedCheck(err), exitFailed)
 	}
-	eng, err := newEngine(in, e, nil, false)
+	eng, closeProviders, err := newEngine(in, e, nil, false, false)
 	if err != nil {
 		return printJSON(e, failedCheck(err), exitFailed)
 	}
+	defer closeProviders()
 	prepareRequest(eng, in, o, e)
 	res := eng.Check(in.req)
 	if err := closeEngine(eng); err != nil {

@@ -24,6 +24,9 @@ type options struct {
 	budgetTokens                string
 	events                      string
 
+	// Provider configuration.
+	baseURL, mcpConfig, commandSpec, transcripts, prices string
+
 	help, version bool
 
 	// set holds the names of the flags given explicitly.
@@ -72,6 +75,11 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.agentTimeout, "agent-timeout")
 	str(&o.budgetTokens, "budget-tokens")
 	str(&o.events, "events")
+	str(&o.baseURL, "base-url")
+	str(&o.mcpConfig, "mcp-config")
+	str(&o.commandSpec, "command-spec")
+	str(&o.transcripts, "transcripts")
+	str(&o.prices, "prices")
 	fs.BoolVar(&o.help, "help", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
 	if cmd == cmdRun {
@@ -145,7 +153,8 @@ func (o *options) validate() error {
 	if o.agentTimeoutD, err = positiveDuration("agent-timeout", o.agentTimeout, "90s"); err != nil {
 		return err
 	}
-	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta"} {
+	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
+		"base-url", "mcp-config", "command-spec", "transcripts", "prices"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
 		}
@@ -174,6 +183,16 @@ func (o *options) value(name string) string {
 		return o.args
 	case "meta":
 		return o.meta
+	case "base-url":
+		return o.baseURL
+	case "mcp-config":
+		return o.mcpConfig
+	case "command-spec":
+		return o.commandSpec
+	case "transcripts":
+		return o.transcripts
+	case "prices":
+		return o.prices
 	}
 	return ""
 }

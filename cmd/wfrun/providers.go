@@ -1,17 +1,88 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/wfrun/wfrun/agentapi"
+	commandprovider "github.com/wfrun/wfrun/agentapi/command"
+	"github.com/wfrun/wfrun/agentapi/mcptools"
+	"github.com/wfrun/wfrun/agentapi/openai"
 	"github.com/wfrun/wfrun/engine"
 )
 
-// providerSet is the providers this build registers besides the engine's
-// built-in fake. A real provider is added here when its package lands
-// (agentapi/openai is a later issue).
-func providerSet(getenv func(string) string) []agentapi.Provider {
-	return nil
+// providerFlags are the command-line settings of the real providers.
+type providerFlags struct {
+	model       string // --model: also the openai provider's default model
+	baseURL     string // --base-url
+	mcpConfig   string // --mcp-config
+	commandSpec string // --command-spec
+	transcripts string // --transcripts
+	prices      string // --prices
+}
+
+// providerSet builds the providers this command line configures besides the
+// engine's built-in fake: openai when wants (the provider the request names)
+// is "openai", or names none while the environment or --base-url points at
+// an endpoint, with the MCP servers of
+// --mcp-config as its tools when withTools, and the command provider of
+// --command-spec. close stops what they started (MCP servers). A provider
+// that cannot be built is an AGENT_START error saying what to set.
+func providerSet(ctx context.Context, pf providerFlags, getenv func(string) string, wants string, withTools bool) (ps []agentapi.Provider, close func(), err error) {
+	close = func() {}
+	if pf.commandSpec != "" {
+		spec, err := commandprovider.LoadSpec(pf.commandSpec)
+		if err != nil {
+			return nil, close, precheck(engine.CodeInvalidRequest, "--command-spec: %v", err)
+		}
+		p, err := commandprovider.New(spec)
+		if err != nil {
+			return nil, close, precheck(engine.CodeInvalidRequest, "--command-spec %s: %v", pf.commandSpec, err)
+		}
+		ps = append(ps, p)
+	}
+	switch {
+	case wants == "openai":
+	case wants == "" && (wantsOpenAI(getenv) || pf.baseURL != ""):
+	default:
+		return ps, close, nil // openai is neither asked for nor configured
+	}
+	cfg := openai.ConfigFromEnv(getenv)
+	if pf.baseURL != "" {
+		cfg.BaseURL = pf.baseURL
+	}
+	if pf.model != "" {
+		cfg.Model = pf.model
+	}
+	cfg.TranscriptDir = pf.transcripts
+	if pf.prices != "" {
+		prices, err := openai.LoadPrices(pf.prices)
+		if err != nil {
+			return nil, close, precheck(engine.CodeInvalidRequest, "--prices: %v", err)
+		}
+		cfg.Prices = openai.DefaultPrices()
+		for model, price := range prices {
+			cfg.Prices[model] = price
+		}
+	}
+	if pf.mcpConfig != "" && withTools {
+		mc, err := mcptools.LoadConfig(pf.mcpConfig)
+		if err != nil {
+			return nil, close, precheck(engine.CodeInvalidRequest, "--mcp-config: %v", err)
+		}
+		tb, err := mcptools.New(ctx, mc)
+		if err != nil {
+			return nil, close, precheck(engine.CodeAgentStart, "--mcp-config: %v", err)
+		}
+		cfg.Toolbox = tb
+		close = func() { _ = tb.Close() }
+	}
+	p, err := openai.New(cfg)
+	if err != nil {
+		close()
+		return nil, func() {}, precheck(engine.CodeAgentStart, "the openai provider is not configured: %v", err)
+	}
+	return append(ps, p), close, nil
 }
 
 // wantsOpenAI reports whether the environment asks for the openai provider.
@@ -20,21 +91,19 @@ func wantsOpenAI(getenv func(string) string) bool {
 }
 
 // defaultProvider picks the provider of a run that names none: openai when
-// the environment configures it and this build has it, else fake. The
-// notice, when not empty, tells the person at the shell which one and why.
-func defaultProvider(getenv func(string) string, providers []agentapi.Provider) (name, notice string) {
-	if wantsOpenAI(getenv) {
-		for _, p := range providers {
-			if p.Name() == "openai" {
-				return "openai", ""
-			}
+// it is configured, else fake. The notice, when not empty, tells the person
+// at the shell which one and why.
+func defaultProvider(providers []agentapi.Provider) (name, notice string) {
+	for _, p := range providers {
+		if p.Name() == "openai" {
+			return "openai", ""
 		}
-		return engine.DefaultProvider, "OPENAI_API_KEY or OPENAI_BASE_URL is set, but this build has no openai provider yet; using the offline fake provider (pass --provider to choose one)"
 	}
 	return engine.DefaultProvider, "no provider configured; using the offline fake provider (set OPENAI_API_KEY or pass --provider)"
 }
 
-// providersCommand prints the registered providers and their capabilities.
+// providersCommand prints the providers the environment configures and
+// their capabilities.
 func providersCommand(args []string, e env) int {
 	for _, a := range args {
 		if a == "-h" || a == "--help" || a == "-help" {
@@ -44,8 +113,12 @@ func providersCommand(args []string, e env) int {
 	if len(args) > 0 {
 		return usageFail(e, "providers takes no arguments; got %q", args[0])
 	}
-	providers := providerSet(e.getenv)
-	def, _ := defaultProvider(e.getenv, providers)
+	providers, closeProviders, err := providerSet(context.Background(), providerFlags{}, e.getenv, "", false)
+	if err != nil {
+		return printJSON(e, engine.FailedResult(newRunID(), err), exitFailed)
+	}
+	defer closeProviders()
+	def, _ := defaultProvider(providers)
 	eng, err := engine.New(engine.Config{Providers: providers, DefaultProvider: def})
 	if err != nil {
 		return usageFail(e, "%v", err)

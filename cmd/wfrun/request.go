@@ -27,6 +27,7 @@ type invocation struct {
 	explicitProvider bool
 	fakeRules        *fake.Rules
 	workflowsDir     string
+	providers        providerFlags
 }
 
 // usageError is a bad invocation (exit 2): something wfrun could not read
@@ -156,6 +157,8 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 			in.explicitProvider = true
 		}
 	}
+	in.providers = providerFlags{model: o.model, baseURL: o.baseURL, mcpConfig: o.mcpConfig,
+		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices}
 	if o.workflowsDir != "" {
 		st, err := os.Stat(o.workflowsDir)
 		if err != nil {

@@ -46,10 +46,11 @@ func runCommand(args []string, e env) int {
 	}
 	defer closeEvents()
 
-	eng, err := newEngine(in, e, events, !in.explicitProvider)
+	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
 	if err != nil {
 		return printJSON(e, engine.FailedResult(newRunID(), err), exitFailed)
 	}
+	defer closeProviders()
 	res, code := startAndWait(eng, in, o, e, events)
 	if code == exitInterrupted && res == nil {
 		return code // a second signal: exit at once
@@ -99,10 +100,15 @@ func openEvents(path string, e env) (*sinks, func(), error) {
 
 // newEngine configures an engine for in. When the request names no
 // provider, the engine's default is chosen from the environment and, if
-// announce, a notice says which.
-func newEngine(in *invocation, e env, s *sinks, announce bool) (*engine.Engine, error) {
-	providers := providerSet(e.getenv)
-	def, why := defaultProvider(e.getenv, providers)
+// announce, a notice says which. withTools starts the MCP servers of
+// --mcp-config (a check runs nothing and does not start them); the returned
+// function stops them.
+func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engine.Engine, func(), error) {
+	providers, closeProviders, err := providerSet(context.Background(), in.providers, e.getenv, in.req.SubagentProvider, withTools)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	def, why := defaultProvider(providers)
 	if announce && why != "" {
 		notice(e, "%s", why)
 	}
@@ -115,7 +121,12 @@ func newEngine(in *invocation, e env, s *sinks, announce bool) (*engine.Engine, 
 	if s != nil {
 		cfg.Events = s.log.record
 	}
-	return engine.New(cfg)
+	eng, err := engine.New(cfg)
+	if err != nil {
+		closeProviders()
+		return nil, func() {}, err
+	}
+	return eng, closeProviders, nil
 }
 
 // prepareRequest completes in.req with the CLI's convenience of meta named

@@ -308,8 +308,6 @@ func TestProviderNotices(t *testing.T) {
 		say     string // "" means stderr stays empty
 	}{
 		{"nothing configured", nil, nil, "wfrun: no provider configured; using the offline fake provider (set OPENAI_API_KEY or pass --provider)\n"},
-		{"openai asked for but not built in", map[string]string{"OPENAI_API_KEY": "sk-test"}, nil, "this build has no openai provider yet; using the offline fake provider"},
-		{"openai base URL asked for but not built in", map[string]string{"OPENAI_BASE_URL": "http://localhost:1"}, nil, "this build has no openai provider yet"},
 		{"explicit provider", nil, []string{"--provider", "fake"}, ""},
 		{"explicit provider despite the environment", map[string]string{"OPENAI_API_KEY": "sk-test"}, []string{"--provider", "fake"}, ""},
 		{"fake rules imply the fake provider", map[string]string{"OPENAI_API_KEY": "sk-test"}, []string{"--fake-rules", "../../testdata/shared/audit-pipeline.rules.json"}, ""},
@@ -327,6 +325,29 @@ func TestProviderNotices(t *testing.T) {
 				t.Errorf("stderr = %q, want one line", o.stderr)
 			}
 		})
+	}
+}
+
+func TestOpenAIConfiguredByTheEnvironmentIsTheDefault(t *testing.T) {
+	// check runs nothing, so no request leaves the machine.
+	o := invoke(t, call{args: []string{"check", "testdata/hello.js"},
+		environ: map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "WFRUN_MODEL": "m"}})
+	o.wantCode(t, exitCompleted)
+	if o.stderr != "" {
+		t.Errorf("stderr = %q, want no notice", o.stderr)
+	}
+	o = invoke(t, call{args: []string{"providers"}, environ: map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "WFRUN_MODEL": "m"}})
+	if !strings.Contains(o.stdout, `"default": "openai"`) {
+		t.Errorf("providers = %s", o.stdout)
+	}
+}
+
+func TestOpenAIWithoutAModelSaysWhatToSet(t *testing.T) {
+	o := invoke(t, call{args: []string{"testdata/hello.js"}, environ: map[string]string{"OPENAI_API_KEY": "sk-test"}})
+	o.wantCode(t, exitFailed)
+	res := o.result(t)
+	if res.ErrorCode != engine.CodeAgentStart || !strings.Contains(res.Error, "WFRUN_MODEL") {
+		t.Fatalf("%+v", res)
 	}
 }
 

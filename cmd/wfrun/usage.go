@@ -36,8 +36,9 @@ Input:
 
 Sub-agents:
   --provider NAME        the provider that runs every agent (see wfrun providers).
-                         Default: openai when OPENAI_API_KEY or OPENAI_BASE_URL is
-                         set, else the offline fake provider, with a notice on stderr
+                         Default: openai when OPENAI_API_KEY, OPENAI_BASE_URL or
+                         --base-url is set, else the offline fake provider, with a
+                         notice on stderr
   --model NAME           the default model of the run's agents, in place of the
                          meta's model (a phase's or a call's own model still wins)
   --fake-rules FILE      canned outcomes for the fake provider (implies --provider
@@ -46,6 +47,17 @@ Sub-agents:
                                        "fail": "…", "timeout": false,
                                        "usage": {"inputTokens": 10, "outputTokens": 5}}]}
   --workflows-dir DIR    where workflow(name) finds saved workflows (NAME.js)
+  --base-url URL         the OpenAI-compatible endpoint of the openai provider
+                         (default OPENAI_BASE_URL, else api.openai.com with
+                         OPENAI_API_KEY); its default model is --model or WFRUN_MODEL
+  --mcp-config FILE      MCP servers whose tools the openai provider's agents may
+                         use, as mcp__SERVER__TOOL: {"mcpServers": {"NAME":
+                         {"command": "…", "args": […]} | {"url": "http://…"}}}
+  --command-spec FILE    register an external agent CLI as a provider (named by
+                         the spec's "name", default "command"); see docs/providers.md
+  --transcripts DIR      write each openai agent's conversation to DIR/AGENT_ID.jsonl
+  --prices FILE          USD per million tokens by model, over the built-in table:
+                           {"my-model": {"input": 0.5, "output": 1.5}}
 
 Limits:
   --max-agents N         at most N agent() calls in the run (default 1000; a
