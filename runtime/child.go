@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	stdruntime "runtime"
-	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -189,7 +188,7 @@ func (r *run) classify(ctx context.Context, c *child, res agentapi.Result) outco
 		}
 		raw := res.Output
 		if len(bytes.TrimSpace(raw)) == 0 {
-			raw = json.RawMessage(stripFences(res.Text))
+			raw = json.RawMessage(schema.StripFences(res.Text))
 		}
 		if err := c.schema.Validate(raw); err != nil {
 			return outcome{status: agentapi.StatusFailed, failure: agentapi.FailureInvalidOutput,
@@ -220,18 +219,6 @@ func defaultFailure(s agentapi.Status) agentapi.FailureKind {
 	default:
 		return agentapi.FailureTaskFailed
 	}
-}
-
-// stripFences accepts a JSON answer wrapped in a Markdown code fence.
-func stripFences(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "```") && strings.HasSuffix(s, "```") && len(s) >= 6 {
-		s = strings.TrimSuffix(s[3:], "```")
-		if i := strings.IndexByte(s, '\n'); i >= 0 && !strings.ContainsAny(s[:i], "{[\"") {
-			s = s[i+1:]
-		}
-	}
-	return strings.TrimSpace(s)
 }
 
 // abandon ends a child whose provider did not return within the grace after

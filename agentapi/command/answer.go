@@ -119,19 +119,6 @@ func usageFrom(doc any, f UsageFields, est agentapi.Usage) (agentapi.Usage, stri
 	return u, fmt.Sprintf("the output has no usable number at %s; usage there is estimated (tokens) or 0 (cost)", strings.Join(missing, ", "))
 }
 
-// stripFences removes a Markdown code fence around a JSON answer, which
-// models add although they are asked not to.
-func stripFences(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "```") && strings.HasSuffix(s, "```") && len(s) >= 6 {
-		s = strings.TrimSuffix(s[3:], "```")
-		if i := strings.IndexByte(s, '\n'); i >= 0 && !strings.ContainsAny(s[:i], "{[\"") {
-			s = s[i+1:] // the fence's info string, e.g. "json"
-		}
-	}
-	return strings.TrimSpace(s)
-}
-
 // excerpt shortens s for an error message.
 func excerpt(s string, n int) string {
 	s = strings.TrimSpace(s)

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/wfrun/wfrun/agentapi"
@@ -16,17 +14,12 @@ import (
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
-// maxCachedSchemas bounds the compiled-schema cache; past it the cache
-// starts over.
-const maxCachedSchemas = 1024
-
 // Provider runs each child as an external command. Create it with New; it
 // is safe for concurrent use.
 type Provider struct {
 	spec Spec // with defaults; never modified after New
 
-	schemas   sync.Map // string(schema text) → *schema.Schema
-	schemaCnt atomic.Int64
+	schemas schema.Cache // each distinct schema compiled once
 
 	started func(pgid int) // test hook: called with each child's process group
 }
@@ -66,7 +59,7 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 				"the %q provider got a schema call, but its spec does not declare the outputSchema capability: declare \"capabilities\": {\"outputSchema\": true} in the command spec", s.Name)
 		}
 		var err error
-		if sch, err = p.schema(req.Schema); err != nil {
+		if sch, err = p.schemas.Get(req.Schema); err != nil {
 			return agentapi.Result{}, wferr.Wrap(wferr.AgentResult, err,
 				"the %q provider got a schema that does not compile, which the run side should have refused with UNSUPPORTED_SCHEMA: %v", s.Name, err)
 		}
@@ -153,7 +146,7 @@ func (p *Provider) answer(s *Spec, ex execution, sch *schema.Schema, usage agent
 	if sch == nil {
 		return agentapi.Result{Status: agentapi.StatusCompleted, Text: text, Note: note, Usage: usage}
 	}
-	raw := json.RawMessage(stripFences(text))
+	raw := json.RawMessage(schema.StripFences(text))
 	if err := sch.Validate(raw); err != nil {
 		return failed(agentapi.FailureInvalidOutput, usage, "the answer does not match the schema: %v; answer: %q", err, excerpt(text, 200))
 	}
@@ -224,22 +217,4 @@ func notFound(s *Spec, err error) error {
 	}
 	return wferr.Wrap(wferr.AgentStart, err,
 		"the %q provider cannot run the command %q (%v): make it an executable file, or fix \"argv\" in the command spec", s.Name, s.Argv[0], err)
-}
-
-// schema returns the compiled schema for raw, compiling it on first use.
-func (p *Provider) schema(raw json.RawMessage) (*schema.Schema, error) {
-	key := string(raw)
-	if v, ok := p.schemas.Load(key); ok {
-		return v.(*schema.Schema), nil
-	}
-	sch, err := schema.Compile(raw)
-	if err != nil {
-		return nil, err
-	}
-	if p.schemaCnt.Add(1) > maxCachedSchemas {
-		p.schemas.Clear()
-		p.schemaCnt.Store(1)
-	}
-	v, _ := p.schemas.LoadOrStore(key, sch)
-	return v.(*schema.Schema), nil
 }

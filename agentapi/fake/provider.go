@@ -7,17 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/schema"
 )
-
-// maxCachedSchemas bounds the compiled-schema cache. Past it the cache
-// starts over; a script uses a handful of distinct schemas.
-const maxCachedSchemas = 1024
 
 // Options configures a Provider. The zero value means no rules.
 type Options struct {
@@ -31,8 +25,7 @@ type Provider struct {
 	rules []rule
 	err   error // set when Options held a rule ParseRules would refuse
 
-	schemas   sync.Map // string(schema text) → *schema.Schema
-	schemaCnt atomic.Int64
+	schemas schema.Cache // each distinct schema compiled once
 }
 
 // rule is a Rule prepared for Run.
@@ -130,7 +123,7 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 	var sch *schema.Schema
 	if len(req.Schema) > 0 {
 		var err error
-		if sch, err = p.schema(req.Schema); err != nil {
+		if sch, err = p.schemas.Get(req.Schema); err != nil {
 			return agentapi.Result{}, fmt.Errorf("fake: the request's schema does not compile, which the run side should have refused with UNSUPPORTED_SCHEMA: %w", err)
 		}
 	}
@@ -180,24 +173,6 @@ func structured(sch *schema.Schema, r *rule, usage func(int) agentapi.Usage) age
 
 func invalid(msg string, u agentapi.Usage) agentapi.Result {
 	return agentapi.Result{Status: agentapi.StatusFailed, Failure: agentapi.FailureInvalidOutput, Error: msg, Usage: u}
-}
-
-// schema returns the compiled schema for raw, compiling it on first use.
-func (p *Provider) schema(raw json.RawMessage) (*schema.Schema, error) {
-	key := string(raw)
-	if v, ok := p.schemas.Load(key); ok {
-		return v.(*schema.Schema), nil
-	}
-	sch, err := schema.Compile(raw)
-	if err != nil {
-		return nil, err
-	}
-	if p.schemaCnt.Add(1) > maxCachedSchemas {
-		p.schemas.Clear()
-		p.schemaCnt.Store(1)
-	}
-	v, _ := p.schemas.LoadOrStore(key, sch)
-	return v.(*schema.Schema), nil
 }
 
 // wait sleeps for d and reports whether it slept the whole time; it returns

@@ -216,17 +216,6 @@ func TestBrokenRequestsAndOptionsAreErrors(t *testing.T) {
 	}
 }
 
-func TestSchemasAreCompiledOncePerDistinctText(t *testing.T) {
-	p := New(Options{})
-	for range 5 {
-		p.Run(t.Context(), schemaRequest("a", verdictSchema))
-		p.Run(t.Context(), schemaRequest("b", `{"type":"object"}`))
-	}
-	if n := p.schemaCnt.Load(); n != 2 {
-		t.Errorf("compiled %d schemas, want 2", n)
-	}
-}
-
 func TestOutputIsACopyTheCallerMayChange(t *testing.T) {
 	p := New(Options{Rules: mustRules(t, `{"rules": [{"match": "v", "reply": {"real": true}}]}`)})
 	for _, prompt := range []string{"v", "minimal"} {

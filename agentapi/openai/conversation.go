@@ -39,7 +39,7 @@ type conversation struct {
 func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (*conversation, error) {
 	c := &conversation{p: p, req: req, model: p.model(req), allowed: map[string]bool{}}
 	if len(bytes.TrimSpace(req.Schema)) > 0 {
-		sch, err := schema.Compile(req.Schema)
+		sch, err := p.schemas.Get(req.Schema)
 		if err != nil {
 			return nil, wferr.Wrap(wferr.AgentStart, err, "the request's schema does not compile, which the run side should have refused with UNSUPPORTED_SCHEMA: %v", err)
 		}
@@ -144,7 +144,7 @@ func (c *conversation) run(ctx context.Context) (agentapi.Result, error) {
 		if c.sch == nil {
 			return c.completed(msg.Content, nil), nil
 		}
-		out, verr := c.check(stripFences(content))
+		out, verr := c.check(schema.StripFences(content))
 		if verr == nil {
 			return c.completed("", out), nil
 		}
@@ -173,7 +173,7 @@ func (c *conversation) lastTurn(ctx context.Context, maxTurns int) (agentapi.Res
 		}
 		return c.completed(msg.Content, nil), nil
 	}
-	text := stripFences(msg.Content)
+	text := schema.StripFences(msg.Content)
 	if _, answer := splitFinalAnswer(msg.ToolCalls); answer != nil {
 		text = answer.Function.Arguments
 	}
@@ -368,15 +368,3 @@ func (c *conversation) result(r *agentapi.Result) agentapi.Result {
 
 // finish ends the transcript.
 func (c *conversation) finish(res agentapi.Result, err error) { c.tr.close(res, err) }
-
-// stripFences accepts a JSON answer wrapped in a Markdown code fence.
-func stripFences(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "```") && strings.HasSuffix(s, "```") && len(s) >= 6 {
-		s = strings.TrimSuffix(s[3:], "```")
-		if i := strings.IndexByte(s, '\n'); i >= 0 && !strings.ContainsAny(s[:i], "{[\"") {
-			s = s[i+1:]
-		}
-	}
-	return strings.TrimSpace(s)
-}

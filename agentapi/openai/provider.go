@@ -8,6 +8,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/schema"
 )
 
 // Provider runs each child as its own conversation with an
@@ -17,6 +18,8 @@ type Provider struct {
 	cfg    Config
 	client *goopenai.Client
 	gate   gate // one per Provider, that is per endpoint: see gate
+
+	schemas schema.Cache // each distinct answer schema compiled once
 
 	// toolSchema is set once an endpoint in SchemaAuto mode refused
 	// response_format: later schema calls go straight to the tool.
