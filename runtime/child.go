@@ -55,30 +55,37 @@ type outcome struct {
 // goroutine after the call was accepted.
 func (r *run) dispatch(c *child) {
 	r.pending.Add(1)
-	switch r.gate.enter(c) {
-	case admitted:
+	r.mu.Lock()
+	adm := r.gate.enter(c)
+	started := adm == admitted && r.startLocked(c)
+	if adm == admitted && !started {
+		r.gate.free++ // the run is stopping: give the slot back
+	}
+	r.mu.Unlock()
+	switch {
+	case started:
 		r.launch(c)
-	case refused:
+	case adm != queued:
 		r.drop(c)
 	}
 }
 
-// launch starts c, which already holds a slot: it emits agent.start at
-// once (so starts appear in the gate's FIFO order) and runs the provider on
-// a goroutine of its own. Once the run is stopping, no child starts: c is
-// dropped and its slot passed on.
-func (r *run) launch(c *child) {
-	r.mu.Lock()
+// startLocked marks c started and emits its agent.start, unless the run is
+// stopping (then no child may start). The caller holds r.mu and has just
+// given c a slot, so granting the slot and emitting the start are one step:
+// agent.start events come in the gate's FIFO order.
+func (r *run) startLocked(c *child) bool {
 	if r.stopping {
-		r.mu.Unlock()
-		r.releaseSlot()
-		r.drop(c)
-		return
+		return false
 	}
 	c.startedAt = time.Now()
 	r.emitLocked(Event{Type: EventAgentStart, AgentID: c.req.AgentID, Seq: c.req.Seq,
 		Label: c.req.Label, Phase: c.req.Phase, Model: c.req.Model})
-	r.mu.Unlock()
+	return true
+}
+
+// launch runs a started child's provider on a goroutine of its own.
+func (r *run) launch(c *child) {
 	r.goroutines.Add(1)
 	go r.runChild(c)
 }
@@ -145,9 +152,18 @@ func (r *run) goroutineDone() {
 	}
 }
 
-// releaseSlot frees c's slot, starting the next queued child in it.
+// releaseSlot frees a slot, starting the next queued child in it. Once the
+// run is stopping the slot just goes back: shutdown drops whoever waits.
 func (r *run) releaseSlot() {
-	if next := r.gate.release(); next != nil {
+	r.mu.Lock()
+	var next *child
+	if r.stopping {
+		r.gate.free++
+	} else if next = r.gate.release(); next != nil {
+		r.startLocked(next)
+	}
+	r.mu.Unlock()
+	if next != nil {
 		r.launch(next)
 	}
 }

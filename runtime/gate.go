@@ -1,12 +1,11 @@
 package runtime
 
-import "sync"
-
 // gate hands out the run's concurrency slots in strict FIFO order. A child
 // that finds no free slot waits in the queue without a goroutine; release
-// passes the slot straight to the oldest waiter. Safe for concurrent use.
+// passes the slot straight to the oldest waiter. It has no lock of its own:
+// the run's mutex guards it, so that granting a slot and emitting the
+// child's agent.start happen in one critical section.
 type gate struct {
-	mu     sync.Mutex
 	free   int
 	queue  []*child
 	closed bool
@@ -23,8 +22,6 @@ const (
 
 // enter takes a slot for c, or queues it behind the children already waiting.
 func (g *gate) enter(c *child) admission {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	if g.closed {
 		return refused
 	}
@@ -39,8 +36,6 @@ func (g *gate) enter(c *child) admission {
 // release gives a slot back. If a child is waiting, the slot passes to it
 // and release returns it: the caller must start it.
 func (g *gate) release() *child {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	if len(g.queue) > 0 && !g.closed {
 		next := g.queue[0]
 		g.queue[0] = nil
@@ -53,8 +48,6 @@ func (g *gate) release() *child {
 
 // drain closes the gate and returns the children still waiting.
 func (g *gate) drain() []*child {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	g.closed = true
 	q := g.queue
 	g.queue = nil

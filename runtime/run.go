@@ -93,7 +93,7 @@ type run struct {
 
 	childCtx       context.Context
 	cancelChildren context.CancelCauseFunc
-	gate           gate
+	gate           gate // guarded by mu
 
 	body *goja.Promise // loop: the script's promise
 
@@ -335,7 +335,10 @@ func (r *run) shutdown() {
 		cause = wferr.New(wferr.Cancelled, "the script finished without awaiting this agent")
 	}
 	r.cancelChildren(cause)
-	for _, c := range r.gate.drain() {
+	r.mu.Lock()
+	waiting := r.gate.drain()
+	r.mu.Unlock()
+	for _, c := range waiting {
 		r.drop(c)
 	}
 	r.pending.Wait()
