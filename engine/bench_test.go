@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
 )
 
@@ -160,5 +159,3 @@ func rssMiB() float64 {
 	}
 	return 0
 }
-
-var _ = fake.New

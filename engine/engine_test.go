@@ -417,3 +417,21 @@ func (capless) Capabilities() agentapi.Capabilities { return agentapi.Capabiliti
 func (capless) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
 	return agentapi.Result{Status: agentapi.StatusCompleted, Text: "ok"}, nil
 }
+
+func TestEngine_ResultIsFalseUntilTheRunSettles(t *testing.T) {
+	rules, _ := fake.ParseRules([]byte(`{"rules":[{"match":"^","delayMs":10000}]}`))
+	eng := newEngine(t, engine.Config{FakeRules: rules})
+	run, err := eng.Start(context.Background(), engine.WorkflowStartRequest{Script: trivial, Parent: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := run.Result(); ok {
+		t.Fatal("Result reports a settled run while its agent is still running")
+	}
+	run.Cancel("done looking")
+	<-run.Done()
+	res, ok := run.Result()
+	if !ok || res.RunID != run.ID() || res.StopReason != engine.StopCancelled || res.RunID != run.Wait().RunID {
+		t.Fatalf("Result = %+v, %v", res, ok)
+	}
+}

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/json"
 	"math"
 	"strings"
 
@@ -167,5 +166,3 @@ func (r *run) workflowFunc(depth int) func(goja.FunctionCall) goja.Value {
 		return v
 	}
 }
-
-var _ = json.Marshal

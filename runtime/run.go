@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	stdruntime "runtime"
 	"sync"
 	"sync/atomic"
@@ -367,5 +366,3 @@ func (r *run) fatalf(code wferr.Code, format string, args ...any) goja.Value {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-var _ = fmt.Sprintf

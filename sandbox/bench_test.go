@@ -13,7 +13,13 @@ func BenchmarkNew(b *testing.B) {
 }
 
 func BenchmarkNewLoadRun(b *testing.B) {
-	s, err := Parse("script.js", "export const meta = { name: 'x', description: 'y' }\nreturn { n: args.n + 1 }")
+	benchLoadRun(b, "export const meta = { name: 'x', description: 'y' }\nreturn { n: args.n + 1 }", `{"n":1}`)
+}
+
+// benchLoadRun measures a new runtime loading s, running it with args (JSON,
+// "" for undefined) and exporting its value.
+func benchLoadRun(b *testing.B, src, args string) {
+	s, err := Parse("script.js", src)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +29,10 @@ func BenchmarkNewLoadRun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		a, _ := r.ParseJSON([]byte(`{"n":1}`))
+		var a goja.Value = goja.Undefined()
+		if args != "" {
+			a, _ = r.ParseJSON([]byte(args))
+		}
 		v, err := f(goja.Undefined(), a, goja.Undefined())
 		if err != nil {
 			b.Fatal(err)
@@ -53,24 +62,7 @@ func BenchmarkGojaNew(b *testing.B) {
 // BenchmarkNewLoadRunRegexp measures a run whose script uses regexps, which
 // installs the regexp time guard (regexp.go).
 func BenchmarkNewLoadRunRegexp(b *testing.B) {
-	s, err := Parse("script.js", "return ['a-b c'.replace(/[-\\s]/g, '_'), /(?<=a)b/.test('ab'), 'x,y'.split(/,/)]")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		r := New(Options{})
-		f, err := r.Load(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		v, err := f(goja.Undefined(), goja.Undefined(), goja.Undefined())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := r.ExportJSON(v.Export().(*goja.Promise).Result(), 0); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchLoadRun(b, "return ['a-b c'.replace(/[-\\s]/g, '_'), /(?<=a)b/.test('ab'), 'x,y'.split(/,/)]", "")
 }
 
 // BenchmarkExportJSON measures the bounded export (nesting.go) against
