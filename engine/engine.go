@@ -220,7 +220,10 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 			maxAgents = req.MaxTotalAgents
 		}
 	}
-	conc := e.cfg.Concurrency // 0: the runtime's default
+	conc := e.cfg.Concurrency
+	if conc <= 0 {
+		conc = DefaultConcurrency
+	}
 	if req.Concurrency > 0 {
 		conc = min(req.Concurrency, MaxConcurrency)
 		if req.Concurrency > MaxConcurrency {
@@ -288,7 +291,8 @@ func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, err
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	r.cancel = cancel
-	r.emit(Event{Type: EventRunStart, RunID: r.id, Time: time.Now(), Meta: &r.meta, Warnings: r.warnings})
+	r.emit(Event{Type: EventRunStart, RunID: r.id, Time: time.Now(), Meta: &r.meta, Warnings: r.warnings,
+		Concurrency: p.cfg.Concurrency})
 	go e.execute(runCtx, r, p.cfg)
 	return r, nil
 }

@@ -54,7 +54,7 @@ func start(t *testing.T, eng *engine.Engine, req engine.WorkflowStartRequest) (e
 		return engine.FailedResult("", err), rec
 	}
 	res := run.Wait()
-	if err := eventcheck.Check(rec.Events(), true); err != nil {
+	if err := eventcheck.Check(rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
 		t.Errorf("event invariants: %v", err)
 	}
 	return res, rec
@@ -192,7 +192,7 @@ func TestEngine_CancelIsIdempotentAndWaitReportsCancelled(t *testing.T) {
 	if res.Agents.Cancelled != 1 {
 		t.Fatalf("counts %+v", res.Agents)
 	}
-	if err := eventcheck.Check(rec.Events(), true); err != nil {
+	if err := eventcheck.Check(rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
 		t.Fatal(err)
 	}
 	if again := run.Wait(); again.RunID != res.RunID {

@@ -130,3 +130,32 @@ func TestCancel_AgentTimeoutWithDeafProviderEndsTimedOut(t *testing.T) {
 		t.Fatalf("counts %+v", out.Agents)
 	}
 }
+
+func TestCancel_AbandonedChildGivesUpItsSlotAtOnce(t *testing.T) {
+	// With one slot, a child whose provider ignores its timeout must not
+	// hold the slot until the provider returns: the next child runs as soon
+	// as the first is ended.
+	release := make(chan struct{})
+	p := &funcProvider{name: "deaf", caps: agentapi.All(), run: func(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+		if req.Prompt == "a" {
+			<-release // ignores ctx until the test ends
+		}
+		return agentapi.Result{Status: agentapi.StatusCompleted, Text: "done " + req.Prompt}, nil
+	}}
+	done := make(chan Outcome, 1)
+	go func() {
+		out, _ := runScriptNoDrain(t, `const a = await agent('a', {timeoutMs: 20}); return [a, await agent('b')]`,
+			withProvider(p), func(c *Config) { c.Concurrency = 1; c.CancelGrace = 20 * time.Millisecond })
+		done <- out
+	}()
+	var out Outcome
+	select {
+	case out = <-done:
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("the second child waited for the abandoned provider to return")
+	}
+	close(release)
+	<-out.Drained
+	wantValue(t, out, `[null, "done b"]`)
+}

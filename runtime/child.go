@@ -101,8 +101,12 @@ func (r *run) drop(c *child) {
 	r.pending.Done()
 }
 
-// runChild is the host side of one started child. It owns a slot until
-// the provider returns.
+// runChild is the host side of one started child, on the child's own
+// goroutine. The child holds its slot from its agent.start until it is
+// ended — by this goroutine when the provider returns, or by the watchdog
+// timer when the provider has not returned CancelGrace after ctx was done —
+// and finish passes the slot on at that moment. A provider that ignores its
+// context therefore keeps this goroutine, never a slot.
 func (r *run) runChild(c *child) {
 	defer r.goroutineDone()
 
@@ -130,7 +134,6 @@ func (r *run) runChild(c *child) {
 	}
 	r.mu.Unlock()
 	cancel()
-	r.releaseSlot()
 
 	if perr != nil {
 		// Fail the run before the child's end reaches the loop, so the
@@ -152,20 +155,21 @@ func (r *run) goroutineDone() {
 	}
 }
 
-// releaseSlot frees a slot, starting the next queued child in it. Once the
-// run is stopping the slot just goes back: shutdown drops whoever waits.
-func (r *run) releaseSlot() {
-	r.mu.Lock()
-	var next *child
+// passSlotLocked gives an ended child's slot to the oldest queued child and
+// starts it (its agent.start follows the ended child's agent.end), or
+// returns the slot to the gate. Once the run is stopping the slot just goes
+// back: shutdown drops whoever waits. The caller holds r.mu; it must launch
+// the child returned, after unlocking.
+func (r *run) passSlotLocked() *child {
 	if r.stopping {
 		r.gate.free++
-	} else if next = r.gate.release(); next != nil {
+		return nil
+	}
+	next := r.gate.release()
+	if next != nil {
 		r.startLocked(next)
 	}
-	r.mu.Unlock()
-	if next != nil {
-		r.launch(next)
-	}
+	return next
 }
 
 // callProvider runs the provider, turning a panic or an error into a fatal
@@ -249,8 +253,8 @@ func (r *run) abandon(c *child, ctx context.Context) {
 	r.finish(c, o)
 }
 
-// finish ends c exactly once: tallies it, emits agent.end and hands the
-// outcome to the loop. A second call (the provider returning after the
+// finish ends c exactly once: tallies it, emits agent.end, passes its slot
+// on and hands the outcome to the loop. A second call (the provider returning after the
 // watchdog ended the child) is dropped.
 func (r *run) finish(c *child, o outcome) {
 	r.mu.Lock()
@@ -277,7 +281,11 @@ func (r *run) finish(c *child, o outcome) {
 		ev.Failure, ev.Error = o.failure, o.err
 	}
 	r.emitLocked(ev)
+	next := r.passSlotLocked()
 	r.mu.Unlock()
+	if next != nil {
+		r.launch(next)
+	}
 
 	c.enqueue(func() error { return r.deliver(c, o) })
 	r.pending.Done()

@@ -130,7 +130,7 @@ func TestGate_AgentStartOnlyWhenHoldingASlot(t *testing.T) {
 	if out.Err != nil || len(rec.Of(EventAgentStart)) != 5 {
 		t.Fatalf("%v, %d starts", out.Err, len(rec.Of(EventAgentStart)))
 	}
-	if err := eventcheck.Check(rec.Events(), false); err != nil {
+	if err := eventcheck.Check(rec.Events(), eventcheck.Options{Concurrency: 2}); err != nil {
 		t.Fatal(err)
 	}
 }

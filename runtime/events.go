@@ -34,6 +34,9 @@ type Event struct {
 	// run.start
 	Meta     *meta.WorkflowMeta `json:"meta,omitempty"`
 	Warnings []string           `json:"warnings,omitempty"`
+	// Concurrency is the run's number of slots: at no point do more
+	// children run at once (a timeline has this many rows).
+	Concurrency int `json:"concurrency,omitempty"`
 
 	// phase
 	Title string `json:"title,omitempty"`

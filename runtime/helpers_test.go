@@ -46,7 +46,7 @@ func runScriptCtx(t *testing.T, ctx context.Context, src string, opts ...func(*C
 		o(&cfg)
 	}
 	out := Run(ctx, cfg)
-	if err := eventcheck.Check(rec.Events(), false); err != nil {
+	if err := eventcheck.Check(rec.Events(), eventcheck.Options{Concurrency: cfg.Concurrency}); err != nil {
 		t.Errorf("event invariants: %v", err)
 	}
 	select {

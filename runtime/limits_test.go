@@ -32,7 +32,7 @@ func runScriptNoDrain(t *testing.T, src string, opts ...func(*Config)) (Outcome,
 		o(&cfg)
 	}
 	out := Run(context.Background(), cfg)
-	if err := eventcheck.Check(rec.Events(), false); err != nil {
+	if err := eventcheck.Check(rec.Events(), eventcheck.Options{Concurrency: cfg.Concurrency}); err != nil {
 		t.Errorf("event invariants: %v", err)
 	}
 	return out, rec

@@ -114,7 +114,7 @@ func readEvents(t *testing.T, text string) []engine.Event {
 		}
 		evs = append(evs, ev)
 	}
-	if err := eventcheck.Check(evs, true); err != nil {
+	if err := eventcheck.Check(evs, eventcheck.Options{RunEvents: true}); err != nil {
 		t.Fatalf("event stream breaks an invariant: %v\n%s", err, text)
 	}
 	return evs

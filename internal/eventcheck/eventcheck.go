@@ -1,6 +1,7 @@
-// Package eventcheck checks the invariants of a run's event stream
-// (DESIGN.md §5). Every test that runs a script records its events with a
-// Recorder and calls Check, so one checker states the contract for all.
+// Package eventcheck checks the invariants of a run's event stream, as
+// docs/cli.md ("Events") states them. Every test that runs a script records
+// its events with a Recorder and calls Check, so one checker states the
+// contract for all of them.
 package eventcheck
 
 import (
@@ -41,55 +42,85 @@ func (r *Recorder) Of(t runtime.EventType) []runtime.Event {
 	return out
 }
 
-// Check verifies the invariants of one run's complete stream (as seen by an
-// engine sink, run.start and run.end included when withRunEvents):
+// Options says what stream Check is given.
+type Options struct {
+	// RunEvents says the stream is an engine sink's, with run.start first
+	// and run.end last; without it (the runtime's own stream) neither may
+	// appear.
+	RunEvents bool
+	// Concurrency is the run's number of slots. 0 means the concurrency
+	// run.start carries, else runtime.DefaultConcurrency.
+	Concurrency int
+}
+
+// Check verifies the invariants of one run's complete stream:
 //   - all events carry the same runId;
-//   - run.start is first and run.end last, once each;
+//   - with RunEvents, run.start is first and run.end last, once each;
+//     without, neither appears;
 //   - every agent.start has exactly one agent.end with the same agentId,
 //     after it, and no agent.end lacks its start;
 //   - agent.end has a valid outcome; a non-completed one has an error;
-//   - agent seq numbers are unique.
-func Check(events []runtime.Event, withRunEvents bool) error {
+//   - agent seq numbers are unique, and agent.start events come in
+//     increasing seq order (the slots are handed out first come, first
+//     served);
+//   - at no point are more children running (started, not yet ended) than
+//     the run has slots.
+func Check(events []runtime.Event, o Options) error {
 	if len(events) == 0 {
-		if withRunEvents {
+		if o.RunEvents {
 			return fmt.Errorf("no events")
 		}
 		return nil
 	}
+	slots := o.Concurrency
+	if slots <= 0 && o.RunEvents && events[0].Type == runtime.EventRunStart {
+		slots = events[0].Concurrency
+	}
+	if slots <= 0 {
+		slots = runtime.DefaultConcurrency
+	}
 	runID := events[0].RunID
-	started := map[string]int{}
+	started := map[string]bool{}
 	ended := map[string]bool{}
 	seqs := map[int]string{}
+	lastSeq, running := 0, 0
 	for i, ev := range events {
 		if ev.RunID != runID {
 			return fmt.Errorf("event %d (%s) has runId %q, want %q", i, ev.Type, ev.RunID, runID)
 		}
 		switch ev.Type {
 		case runtime.EventRunStart:
-			if !withRunEvents || i != 0 {
+			if !o.RunEvents || i != 0 {
 				return fmt.Errorf("run.start at position %d", i)
 			}
 		case runtime.EventRunEnd:
-			if !withRunEvents || i != len(events)-1 {
+			if !o.RunEvents || i != len(events)-1 {
 				return fmt.Errorf("run.end at position %d of %d", i, len(events))
 			}
 		case runtime.EventAgentStart:
-			if _, dup := started[ev.AgentID]; dup {
+			if started[ev.AgentID] {
 				return fmt.Errorf("agent %s started twice", ev.AgentID)
 			}
 			if other, dup := seqs[ev.Seq]; dup {
 				return fmt.Errorf("agents %s and %s share seq %d", other, ev.AgentID, ev.Seq)
 			}
-			seqs[ev.Seq] = ev.AgentID
-			started[ev.AgentID] = i
+			if ev.Seq <= lastSeq {
+				return fmt.Errorf("agent %s (seq %d) started after seq %d: slots are not first come, first served", ev.AgentID, ev.Seq, lastSeq)
+			}
+			seqs[ev.Seq], lastSeq = ev.AgentID, ev.Seq
+			started[ev.AgentID] = true
+			if running++; running > slots {
+				return fmt.Errorf("agent %s started while %d others were running (event %d); the run has %d slots", ev.AgentID, running-1, i, slots)
+			}
 		case runtime.EventAgentEnd:
-			if _, ok := started[ev.AgentID]; !ok {
+			if !started[ev.AgentID] {
 				return fmt.Errorf("agent %s ended without a start (event %d)", ev.AgentID, i)
 			}
 			if ended[ev.AgentID] {
 				return fmt.Errorf("agent %s ended twice", ev.AgentID)
 			}
 			ended[ev.AgentID] = true
+			running--
 			if !ev.Outcome.Valid() {
 				return fmt.Errorf("agent %s ended with outcome %q", ev.AgentID, ev.Outcome)
 			}
@@ -101,7 +132,7 @@ func Check(events []runtime.Event, withRunEvents bool) error {
 			return fmt.Errorf("unknown event type %q", ev.Type)
 		}
 	}
-	if withRunEvents {
+	if o.RunEvents {
 		if events[0].Type != runtime.EventRunStart {
 			return fmt.Errorf("first event is %s, want run.start", events[0].Type)
 		}

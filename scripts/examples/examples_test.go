@@ -107,7 +107,7 @@ func runExample(t *testing.T, name string) engine.WorkflowResult {
 		t.Fatalf("start: %v", err)
 	}
 	res := run.Wait()
-	if err := eventcheck.Check(rec.Events(), true); err != nil {
+	if err := eventcheck.Check(rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
 		t.Errorf("event invariants: %v", err)
 	}
 	if n := len(rec.Of(engine.EventAgentStart)); n != res.AgentsSpawned {
