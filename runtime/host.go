@@ -3,6 +3,7 @@ package runtime
 import (
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 
@@ -68,7 +69,7 @@ func (r *run) logFunc(call goja.FunctionCall) goja.Value {
 	}
 	msg := strings.Join(parts, " ")
 	if len(msg) > maxLogBytes {
-		msg = msg[:maxLogBytes] + " …(log message cut at 64 KiB)"
+		msg = cutUTF8(msg, maxLogBytes) + " …(log message cut at 64 KiB)"
 	}
 	r.emit(Event{Type: EventLog, Message: msg})
 	return goja.Undefined()
@@ -137,7 +138,7 @@ func (r *run) workflowFunc(depth int) func(goja.FunctionCall) goja.Value {
 		}
 		s, err := r.cfg.LoadWorkflow(name.String())
 		if err != nil {
-			if we, ok := err.(*wferr.Error); ok {
+			if we, ok := wferr.As(err); ok {
 				r.fail(we)
 				return goja.Undefined()
 			}
@@ -165,4 +166,16 @@ func (r *run) workflowFunc(depth int) func(goja.FunctionCall) goja.Value {
 		}
 		return v
 	}
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// split a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

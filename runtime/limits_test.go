@@ -2,6 +2,9 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
 	"testing"
 	"time"
 
@@ -163,6 +166,34 @@ func TestWorkflow_NestingTwiceIsFatal(t *testing.T) {
 		c.LoadWorkflow = func(name string) (*sandbox.Script, error) { return inner, nil }
 	})
 	wantCode(t, out, wferr.Nesting, "one level")
+}
+
+func TestWorkflow_LoaderErrorsKeepTheirCodeThroughWrapping(t *testing.T) {
+	out, _ := runScript(t, `return await workflow('broken')`, func(c *Config) {
+		c.LoadWorkflow = func(name string) (*sandbox.Script, error) {
+			return nil, fmt.Errorf("loading %s: %w", name, wferr.At(wferr.ScriptParse, 3, 7, "TypeScript is not supported"))
+		}
+	})
+	wantCode(t, out, wferr.ScriptParse, "TypeScript")
+	if out.Err.Line != 3 || out.Err.Column != 7 {
+		t.Fatalf("position %d:%d, want 3:7", out.Err.Line, out.Err.Column)
+	}
+}
+
+func TestLog_LongMessagesAreCutOnACharacterBoundary(t *testing.T) {
+	// 'é' is two bytes: a cut at an even byte count would split one.
+	_, rec := runScript(t, "log('x' + 'é'.repeat(40000))")
+	logs := rec.Of(EventLog)
+	if len(logs) != 1 {
+		t.Fatalf("%d log events", len(logs))
+	}
+	msg := logs[0].Message
+	if !utf8.ValidString(msg) {
+		t.Fatalf("the cut log message is not valid UTF-8: ...%q", msg[len(msg)-40:])
+	}
+	if !strings.Contains(msg, "cut at 64 KiB") || len(msg) > 64<<10+64 {
+		t.Fatalf("message of %d bytes without the cut note", len(msg))
+	}
 }
 
 func TestLog_ConsoleAndLogEmitEvents(t *testing.T) {

@@ -196,7 +196,7 @@ func withDefaults(cfg Config) Config {
 // causeError turns the cause of a done run context into the run's error.
 func causeError(ctx context.Context) *wferr.Error {
 	cause := context.Cause(ctx)
-	if e, ok := cause.(*wferr.Error); ok {
+	if e, ok := wferr.As(cause); ok {
 		return e
 	}
 	if cause == context.DeadlineExceeded {
@@ -316,7 +316,7 @@ func (r *run) settle(loopErr error) Outcome {
 }
 
 func asError(err error) *wferr.Error {
-	if e, ok := err.(*wferr.Error); ok {
+	if e, ok := wferr.As(err); ok {
 		return e
 	}
 	return wferr.Wrap(wferr.Internal, err, "wfrun bug: unclassified error: %v", err)

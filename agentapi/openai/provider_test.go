@@ -330,7 +330,7 @@ func TestA401FailsTheRunWithAgentStartNamingTheVariable(t *testing.T) {
 			cfg := testConfig(s)
 			cfg.APIKey = tc.key
 			_, err := mustNew(t, cfg).Run(context.Background(), agentapi.Request{AgentID: "ag_1", Prompt: "x"})
-			if !errors.Is(err, &wferr.Error{Code: wferr.AgentStart}) {
+			if wferr.CodeOf(err) != wferr.AgentStart {
 				t.Fatalf("err = %v, want an AGENT_START error", err)
 			}
 			contains(t, "error", err.Error(), tc.want)

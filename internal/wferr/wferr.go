@@ -4,7 +4,8 @@
 //
 // An Error always carries a Code and a sentence that says what went wrong and
 // what to do instead; script errors add the line and column in the user's
-// file. Errors wrap their cause, so errors.Is and errors.As see through them.
+// file. Errors wrap their cause, so errors.Is and errors.As see through them;
+// As and CodeOf find an Error anywhere in a chain.
 package wferr
 
 import (
@@ -68,13 +69,6 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Cause }
 
-// Is reports whether target is an *Error with the same code, so that
-// errors.Is(err, &wferr.Error{Code: wferr.AgentCap}) works.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code && t.Message == ""
-}
-
 // New returns an Error with a formatted message.
 func New(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
@@ -90,10 +84,21 @@ func Wrap(code Code, cause error, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Cause: cause}
 }
 
-// CodeOf returns the code of the first *Error in err's chain, or "" if none.
-func CodeOf(err error) Code {
+// As returns the first *Error in err's chain. Every layer wraps its
+// causes, so a type assertion would miss an *Error wrapped with %w: use As
+// (or CodeOf) instead.
+func As(err error) (*Error, bool) {
 	var e *Error
 	if errors.As(err, &e) {
+		return e, true
+	}
+	return nil, false
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or "" if none.
+// errors.Is does not compare codes: test codes with CodeOf.
+func CodeOf(err error) Code {
+	if e, ok := As(err); ok {
 		return e.Code
 	}
 	return ""
