@@ -39,9 +39,21 @@ var optionCapability = map[string]func(Capabilities) bool{
 	"maxTurns":  func(c Capabilities) bool { return c.MaxTurns },
 }
 
-// CheckOptions returns an error naming every option in used that the
-// capabilities cannot honour, or nil. used holds option names as the script
-// wrote them (schema, tools, agentType, …).
+// UnsupportedOptionsError names the options a provider cannot honour.
+type UnsupportedOptionsError struct {
+	Provider string
+	Options  []string // sorted
+}
+
+func (e *UnsupportedOptionsError) Error() string {
+	n := len(e.Options)
+	return fmt.Sprintf("the %q provider cannot honour %s; remove %s or choose a provider that supports %s",
+		e.Provider, strings.Join(e.Options, ", "), plural(n, "that option", "those options"), plural(n, "it", "them"))
+}
+
+// CheckOptions returns an *UnsupportedOptionsError naming every option in
+// used that the capabilities cannot honour, or nil. used holds option names
+// as the script wrote them (schema, tools, agentType, …).
 func CheckOptions(provider string, caps Capabilities, used []string) error {
 	var bad []string
 	for _, name := range used {
@@ -53,8 +65,7 @@ func CheckOptions(provider string, caps Capabilities, used []string) error {
 		return nil
 	}
 	sort.Strings(bad)
-	return fmt.Errorf("the %q provider cannot honour %s; remove %s or choose a provider that supports %s",
-		provider, strings.Join(bad, ", "), plural(len(bad), "that option", "those options"), plural(len(bad), "it", "them"))
+	return &UnsupportedOptionsError{Provider: provider, Options: bad}
 }
 
 func plural(n int, one, many string) string {

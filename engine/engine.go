@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -13,9 +12,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/internal/wferr"
-	"github.com/wfrun/wfrun/meta"
 	"github.com/wfrun/wfrun/runtime"
-	"github.com/wfrun/wfrun/sandbox"
 )
 
 // Defaults for a zero Config.
@@ -87,11 +84,16 @@ type Engine struct {
 	cfg       Config
 	providers agentapi.Registry
 	cache     scriptCache
+	workflows *workflowIndex // nil without Config.WorkflowsDir
 
 	mu     sync.Mutex
 	runs   map[string]*Run
 	closed bool
 	drain  sync.WaitGroup // runs and their child goroutines
+
+	// testHookPublished, set only by tests, is called by Start right after
+	// a run became visible to Close.
+	testHookPublished func()
 }
 
 // New returns an engine for cfg.
@@ -110,6 +112,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, runs: make(map[string]*Run)}
 	e.cache.limit = cfg.ScriptCache
+	if cfg.WorkflowsDir != "" {
+		e.workflows = &workflowIndex{dir: cfg.WorkflowsDir}
+	}
 	hasFake := false
 	for _, p := range cfg.Providers {
 		if p == nil {
@@ -143,121 +148,6 @@ func newRunID() string {
 	return "wf_" + hex.EncodeToString(b[:])
 }
 
-// prepared is a request that passed every pre-check.
-type prepared struct {
-	script   *sandbox.Script
-	meta     meta.WorkflowMeta
-	warnings []string
-	provider agentapi.Provider
-	cfg      runtime.Config
-}
-
-// prepare runs every pre-check of Start without running anything.
-func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
-	if strings.TrimSpace(req.Parent) == "" {
-		return nil, wferr.New(wferr.InvalidRequest, "the request has no parent: set parent to the agent that owns this run (the CLI uses \"cli\")")
-	}
-	if len(req.Parent) > maxParentLength {
-		return nil, wferr.New(wferr.InvalidRequest, "parent is %d bytes long; keep it under %d", len(req.Parent), maxParentLength)
-	}
-	if strings.TrimSpace(req.Script) == "" {
-		return nil, wferr.New(wferr.InvalidRequest, "the request has no script: pass the workflow's JavaScript source in script")
-	}
-	if len(req.Args) > 0 {
-		if len(req.Args) > maxArgsBytes {
-			return nil, wferr.New(wferr.InvalidRequest, "args is %d bytes; the limit is %d", len(req.Args), maxArgsBytes)
-		}
-		if !json.Valid(req.Args) {
-			return nil, wferr.New(wferr.InvalidRequest, "args is not valid JSON; pass a JSON value such as {\"topic\":\"…\"}")
-		}
-	}
-	if len(req.Meta) > maxMetaRequestBytes {
-		return nil, wferr.New(wferr.InvalidRequest, "meta is %d bytes; the limit is %d", len(req.Meta), maxMetaRequestBytes)
-	}
-	if req.MaxTotalAgents < 0 || req.Concurrency < 0 || req.TimeoutMs < 0 || req.AgentTimeoutMs < 0 || req.BudgetTokens < 0 {
-		return nil, wferr.New(wferr.InvalidRequest, "maxTotalAgents, concurrency, timeoutMs, agentTimeoutMs and budgetTokens must not be negative (0 means the engine default)")
-	}
-	providerName := req.SubagentProvider
-	if providerName == "" {
-		providerName = e.cfg.DefaultProvider
-	}
-	provider, ok := e.providers.Lookup(providerName)
-	if !ok {
-		return nil, wferr.New(wferr.InvalidRequest, "unknown subagentProvider %q; the registered providers are %s", providerName, strings.Join(e.providers.Names(), ", "))
-	}
-
-	name := req.ScriptName
-	if name == "" {
-		name = defaultScriptName
-	}
-	cs := e.cache.get(name, req.Script)
-	if cs.err != nil {
-		return nil, cs.err
-	}
-	raw, err := meta.Merge(req.Meta, cs.meta)
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) == 0 {
-		return nil, wferr.New(wferr.MetaInvalid, "the workflow has no meta: start the script with export const meta = { name: 'my-workflow', description: 'what it does' } or pass meta in the request")
-	}
-	m, warnings, err := meta.Parse(raw)
-	if err != nil {
-		return nil, err
-	}
-	if req.Model != "" {
-		m.Model = req.Model
-	}
-	if err := checkAgentCalls(cs.script, provider); err != nil {
-		return nil, err
-	}
-
-	maxAgents := e.cfg.MaxTotalAgents
-	if req.MaxTotalAgents > 0 {
-		if req.MaxTotalAgents > maxAgents {
-			warnings = append(warnings, fmt.Sprintf("maxTotalAgents %d is above the engine's ceiling; using %d", req.MaxTotalAgents, maxAgents))
-		} else {
-			maxAgents = req.MaxTotalAgents
-		}
-	}
-	conc := e.cfg.Concurrency
-	if conc <= 0 {
-		conc = DefaultConcurrency
-	}
-	if req.Concurrency > 0 {
-		conc = min(req.Concurrency, MaxConcurrency)
-		if req.Concurrency > MaxConcurrency {
-			warnings = append(warnings, fmt.Sprintf("concurrency %d is above the limit; using %d", req.Concurrency, MaxConcurrency))
-		}
-	}
-	timeout := e.cfg.RunTimeout
-	if req.TimeoutMs > 0 {
-		timeout = time.Duration(req.TimeoutMs) * time.Millisecond
-	}
-	if timeout < 0 {
-		timeout = 0
-	}
-	agentTimeout := e.cfg.AgentTimeout
-	if req.AgentTimeoutMs > 0 {
-		agentTimeout = time.Duration(req.AgentTimeoutMs) * time.Millisecond
-	}
-	budget := e.cfg.BudgetTokens
-	if req.BudgetTokens > 0 {
-		budget = req.BudgetTokens
-	}
-	return &prepared{
-		script: cs.script, meta: m, warnings: warnings, provider: provider,
-		cfg: runtime.Config{
-			Parent: req.Parent, Script: cs.script, Args: req.Args, Meta: m, Provider: provider,
-			Concurrency: conc, MaxAgents: maxAgents, MaxItems: e.cfg.MaxItems,
-			Timeout: timeout, AgentTimeout: agentTimeout, BudgetTokens: budget,
-			CancelGrace: e.cfg.CancelGrace, MaxResultBytes: e.cfg.MaxResultBytes,
-			Sandbox:      sandbox.Options{MaxCallStackSize: e.cfg.MaxCallStackSize},
-			LoadWorkflow: e.workflowLoader(),
-		},
-	}, nil
-}
-
 // Start checks req and starts the run. Every pre-check (parse, meta,
 // provider, caps, args) happens here, before any JavaScript runs; a failed
 // pre-check returns an *Error (render it with FailedResult) and no Run.
@@ -280,17 +170,24 @@ func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, err
 	}
 	p.cfg.Emit = r.emit
 
+	// The run is complete before it is published: Close may cancel it the
+	// moment it is in e.runs.
+	runCtx, cancel := context.WithCancelCause(ctx)
+	r.cancel = cancel
+
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
+		cancel(nil)
 		return nil, wferr.New(wferr.Cancelled, "the engine is closed")
 	}
 	e.runs[r.id] = r
 	e.drain.Add(1)
 	e.mu.Unlock()
+	if e.testHookPublished != nil {
+		e.testHookPublished()
+	}
 
-	runCtx, cancel := context.WithCancelCause(ctx)
-	r.cancel = cancel
 	r.emit(Event{Type: EventRunStart, RunID: r.id, Time: time.Now(), Meta: &r.meta, Warnings: r.warnings,
 		Concurrency: p.cfg.Concurrency})
 	go e.execute(runCtx, r, p.cfg)
@@ -336,7 +233,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config) {
 func (e *Engine) Run(ctx context.Context, req WorkflowStartRequest) WorkflowResult {
 	r, err := e.Start(ctx, req)
 	if err != nil {
-		return FailedResult(newRunID(), err)
+		return FailedResult("", err)
 	}
 	return r.Wait()
 }
@@ -366,28 +263,4 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// checkAgentCalls refuses, before anything runs, an agent() call whose
-// literal options hold a key nobody honours or the provider cannot honour:
-// the same check the call makes when it runs, with the key's position.
-func checkAgentCalls(s *sandbox.Script, p agentapi.Provider) error {
-	for _, call := range s.AgentCalls() {
-		names := make([]string, len(call.Keys))
-		for i, k := range call.Keys {
-			names[i] = k.Name
-		}
-		err := runtime.CheckAgentOptions(names, call.ObjectForm, p)
-		if err == nil {
-			continue
-		}
-		for _, k := range call.Keys {
-			if runtime.CheckAgentOptions([]string{k.Name}, call.ObjectForm, p) != nil {
-				err.Line, err.Column = k.Line, k.Column
-				break
-			}
-		}
-		return err
-	}
-	return nil
 }

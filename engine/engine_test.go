@@ -435,3 +435,30 @@ func TestEngine_ResultIsFalseUntilTheRunSettles(t *testing.T) {
 		t.Fatalf("Result = %+v, %v", res, ok)
 	}
 }
+
+func TestEngine_SavedWorkflowFailingItsChecksReportsItsOwnError(t *testing.T) {
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, "typed.js"), []byte("export const meta = {name:'typed', description:'d'}\n\nconst n: number = 1"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "nameless.js"), []byte("export const meta = {description: 'no name'}\nreturn 1"), 0o644)
+	eng := newEngine(t, engine.Config{WorkflowsDir: dir})
+	cases := []struct {
+		name string
+		code engine.ErrorCode
+		line int
+	}{
+		{"typed", engine.CodeScriptParse, 3},
+		{"nameless", engine.CodeMetaInvalid, 0}, // a missing field has no position
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, _ := start(t, eng, engine.WorkflowStartRequest{
+				Script: "export const meta = {name:'outer', description:'d'}\nreturn await workflow('" + c.name + "')"})
+			if res.ErrorCode != c.code || res.ErrorLine != c.line {
+				t.Fatalf("%s at line %d (%s), want %s at line %d", res.ErrorCode, res.ErrorLine, res.Error, c.code, c.line)
+			}
+			if !strings.Contains(res.Error, c.name+".js") {
+				t.Fatalf("the error does not name the saved file: %s", res.Error)
+			}
+		})
+	}
+}

@@ -74,8 +74,12 @@ var nullJSON = json.RawMessage("null")
 
 // FailedResult renders an error (typically a failed pre-check returned by
 // Start) as a WorkflowResult with stopReason "error" (or "cancelled" for
-// CANCELLED) and no agents spawned.
+// CANCELLED) and no agents spawned. An empty runID gets a fresh run id, so
+// that every result names a run.
 func FailedResult(runID string, err error) WorkflowResult {
+	if runID == "" {
+		runID = newRunID()
+	}
 	res := WorkflowResult{RunID: runID, Value: nullJSON}
 	res.setError(err)
 	return res

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -115,12 +116,21 @@ func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
 	return r.vm.ToValue(p)
 }
 
+// OptionError is what CheckAgentOptions found wrong with one agent() call:
+// the error to report, and the option keys that caused it (so that a caller
+// holding their positions can point at the first).
+type OptionError struct {
+	Err  *wferr.Error
+	Keys []string
+}
+
 // CheckAgentOptions checks the option keys of one agent() call the way the
 // call itself does: an unknown key, or one the provider cannot honour, is
 // UNSUPPORTED_OPTION. objectForm says the keys come from agent({prompt, …}),
 // where prompt is part of the object. The engine uses it at check time on
-// calls whose options are written as literals.
-func CheckAgentOptions(keys []string, objectForm bool, p agentapi.Provider) *wferr.Error {
+// calls whose options are written as literals. It returns nil when every
+// key is fine.
+func CheckAgentOptions(keys []string, objectForm bool, p agentapi.Provider) *OptionError {
 	var unknown, known []string
 	for _, k := range keys {
 		switch {
@@ -136,11 +146,14 @@ func CheckAgentOptions(keys []string, objectForm bool, p agentapi.Provider) *wfe
 		if !objectForm && len(unknown) == 1 && unknown[0] == "prompt" {
 			hint = " (the prompt is the first argument in this form)"
 		}
-		return wferr.New(wferr.UnsupportedOption, "agent() has no option %s%s; the options are %s. Remove it: an option nobody honours is refused rather than ignored",
-			quoteList(unknown), hint, strings.Join(agentOptions, ", "))
+		return &OptionError{Keys: unknown, Err: wferr.New(wferr.UnsupportedOption,
+			"agent() has no option %s%s; the options are %s. Remove it: an option nobody honours is refused rather than ignored",
+			quoteList(unknown), hint, strings.Join(agentOptions, ", "))}
 	}
-	if err := agentapi.CheckOptions(p.Name(), p.Capabilities(), known); err != nil {
-		return wferr.New(wferr.UnsupportedOption, "%v", err)
+	err := agentapi.CheckOptions(p.Name(), p.Capabilities(), known)
+	var unsupported *agentapi.UnsupportedOptionsError
+	if errors.As(err, &unsupported) {
+		return &OptionError{Keys: unsupported.Options, Err: wferr.Wrap(wferr.UnsupportedOption, err, "%v", err)}
 	}
 	return nil
 }
@@ -157,8 +170,8 @@ func (r *run) readOptions(c *child, opts *goja.Object, form callForm) bool {
 			values = append(values, v)
 		}
 	}
-	if err := CheckAgentOptions(present, form == formObject, r.cfg.Provider); err != nil {
-		r.fail(err)
+	if bad := CheckAgentOptions(present, form == formObject, r.cfg.Provider); bad != nil {
+		r.fail(bad.Err)
 		return false
 	}
 	for i, k := range present {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	stdruntime "runtime"
 	"time"
@@ -145,7 +146,8 @@ func (r *run) runChild(c *child) {
 	r.finish(c, r.classify(ctx, c, res))
 }
 
-var errChildTimeout = fmt.Errorf("agent timeout")
+// errChildTimeout is the cause of a child context whose own timeout passed.
+var errChildTimeout = errors.New("agent timeout")
 
 // goroutineDone marks a child goroutine as returned, closing drained when it
 // was the last one of a run that has ended.
@@ -185,7 +187,7 @@ func (r *run) callProvider(ctx context.Context, req agentapi.Request) (res agent
 	}()
 	res, e := r.cfg.Provider.Run(ctx, req)
 	if e != nil {
-		if we, ok := e.(*wferr.Error); ok && (we.Code == wferr.AgentStart || we.Code == wferr.AgentResult) {
+		if we, ok := wferr.As(e); ok && (we.Code == wferr.AgentStart || we.Code == wferr.AgentResult) {
 			return res, we
 		}
 		return res, wferr.Wrap(wferr.AgentStart, e, "the %q provider could not run agent %s: %v", name, req.AgentID, e)

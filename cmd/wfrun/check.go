@@ -31,7 +31,7 @@ func checkCommand(args []string, e env) int {
 		return printJSON(e, failedCheck(err), exitFailed)
 	}
 	defer closeProviders()
-	prepareRequest(eng, in, o, e)
+	prepareRequest(eng, in, e)
 	res := eng.Check(in.req)
 	if err := closeEngine(eng); err != nil {
 		notice(e, "%v", err)

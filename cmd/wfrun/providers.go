@@ -115,7 +115,7 @@ func providersCommand(args []string, e env) int {
 	}
 	providers, closeProviders, err := providerSet(context.Background(), providerFlags{}, e.getenv, "", false)
 	if err != nil {
-		return printJSON(e, engine.FailedResult(newRunID(), err), exitFailed)
+		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
 	defer closeProviders()
 	def, _ := defaultProvider(providers)

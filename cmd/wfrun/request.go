@@ -52,25 +52,50 @@ func precheck(code engine.ErrorCode, format string, args ...any) error {
 func loadInvocation(o *options, e env) (*invocation, error) {
 	in := &invocation{}
 	stdin := &stdinGuard{r: e.stdin}
-
-	if o.request != "" {
-		data, err := stdin.readFile(o.request, "--request")
-		if err != nil {
+	steps := []func(*invocation, *options, *stdinGuard) error{
+		readRequest,
+		readScript,
+		readInputs,
+		applyRequestFlags,
+		readFakeRules,
+		readWorkflowsDir,
+	}
+	for _, step := range steps {
+		if err := step(in, o, stdin); err != nil {
 			return nil, err
 		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&in.req); err != nil {
-			return nil, precheck(engine.CodeInvalidRequest,
-				"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, model, concurrency, timeoutMs, agentTimeoutMs, budgetTokens",
-				o.request, err)
-		}
 	}
+	in.providers = providerFlags{model: o.model, baseURL: o.baseURL, mcpConfig: o.mcpConfig,
+		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices}
+	return in, nil
+}
 
+// readRequest decodes --request, refusing unknown fields.
+func readRequest(in *invocation, o *options, stdin *stdinGuard) error {
+	if o.request == "" {
+		return nil
+	}
+	data, err := stdin.readFile(o.request, "--request")
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in.req); err != nil {
+		return precheck(engine.CodeInvalidRequest,
+			"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, model, concurrency, timeoutMs, agentTimeoutMs, budgetTokens",
+			o.request, err)
+	}
+	return nil
+}
+
+// readScript reads the positional script file (or stdin for "-"); without
+// one, --request must carry the script.
+func readScript(in *invocation, o *options, stdin *stdinGuard) error {
 	switch len(o.positional) {
 	case 0:
 		if in.req.Script == "" {
-			return nil, usagef("no script given: write wfrun SCRIPT.js [flags], or pass a --request whose script is set")
+			return usagef("no script given: write wfrun SCRIPT.js [flags], or pass a --request whose script is set")
 		}
 		if in.req.ScriptName == "" {
 			in.req.ScriptName = "request.js"
@@ -80,7 +105,7 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 		path := o.positional[0]
 		src, err := stdin.readFile(path, "the script")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		in.req.Script = string(src)
 		in.req.ScriptName = filepath.Base(path)
@@ -93,24 +118,32 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 		if strings.HasPrefix(strings.TrimSpace(o.positional[1]), "{") {
 			hint = "; to pass args write --args '" + o.positional[1] + "'"
 		}
-		return nil, usagef("one script at a time: got %s%s", strings.Join(o.positional, ", "), hint)
+		return usagef("one script at a time: got %s%s", strings.Join(o.positional, ", "), hint)
 	}
+	return nil
+}
 
+// readInputs reads --args and --meta, inline JSON or @FILE.
+func readInputs(in *invocation, o *options, stdin *stdinGuard) error {
 	if o.args != "" {
 		data, err := jsonValue(stdin, "args", o.args, engine.CodeInvalidRequest, `{"topic":"…"}`)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		in.req.Args = data
 	}
 	if o.meta != "" {
 		data, err := jsonValue(stdin, "meta", o.meta, engine.CodeMetaInvalid, `{"name":"my-workflow","description":"what it does"}`)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		in.req.Meta = data
 	}
+	return nil
+}
 
+// applyRequestFlags lets the flags that name request fields override them.
+func applyRequestFlags(in *invocation, o *options, _ *stdinGuard) error {
 	if o.provider != "" {
 		in.req.SubagentProvider = o.provider
 	}
@@ -139,37 +172,47 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 	if o.agentTimeoutD > 0 {
 		in.req.AgentTimeoutMs = millis(o.agentTimeoutD)
 	}
+	return nil
+}
 
-	if o.fakeRules != "" {
-		data, err := stdin.readFile(o.fakeRules, "--fake-rules")
-		if err != nil {
-			return nil, err
-		}
-		rules, err := fake.ParseRules(data)
-		if err != nil {
-			return nil, precheck(engine.CodeInvalidRequest, "--fake-rules %s: %v", o.fakeRules, err)
-		}
-		in.fakeRules = rules
-		if in.req.SubagentProvider == "" {
-			// Rules only mean something to the fake provider: asking for
-			// them is asking for it, whatever the environment configures.
-			in.req.SubagentProvider = engine.DefaultProvider
-			in.explicitProvider = true
-		}
+// readFakeRules reads --fake-rules, which also selects the fake provider
+// when nothing else names one.
+func readFakeRules(in *invocation, o *options, stdin *stdinGuard) error {
+	if o.fakeRules == "" {
+		return nil
 	}
-	in.providers = providerFlags{model: o.model, baseURL: o.baseURL, mcpConfig: o.mcpConfig,
-		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices}
-	if o.workflowsDir != "" {
-		st, err := os.Stat(o.workflowsDir)
-		if err != nil {
-			return nil, usagef("--workflows-dir: %v; name an existing folder of saved NAME.js workflows", err)
-		}
-		if !st.IsDir() {
-			return nil, usagef("--workflows-dir: %s is a file; name the folder that holds the saved NAME.js workflows", o.workflowsDir)
-		}
-		in.workflowsDir = o.workflowsDir
+	data, err := stdin.readFile(o.fakeRules, "--fake-rules")
+	if err != nil {
+		return err
 	}
-	return in, nil
+	rules, err := fake.ParseRules(data)
+	if err != nil {
+		return precheck(engine.CodeInvalidRequest, "--fake-rules %s: %v", o.fakeRules, err)
+	}
+	in.fakeRules = rules
+	if in.req.SubagentProvider == "" {
+		// Rules only mean something to the fake provider: asking for
+		// them is asking for it, whatever the environment configures.
+		in.req.SubagentProvider = engine.DefaultProvider
+		in.explicitProvider = true
+	}
+	return nil
+}
+
+// readWorkflowsDir checks that --workflows-dir is a folder.
+func readWorkflowsDir(in *invocation, o *options, _ *stdinGuard) error {
+	if o.workflowsDir == "" {
+		return nil
+	}
+	st, err := os.Stat(o.workflowsDir)
+	if err != nil {
+		return usagef("--workflows-dir: %v; name an existing folder of saved NAME.js workflows", err)
+	}
+	if !st.IsDir() {
+		return usagef("--workflows-dir: %s is a file; name the folder that holds the saved NAME.js workflows", o.workflowsDir)
+	}
+	in.workflowsDir = o.workflowsDir
+	return nil
 }
 
 // jsonValue reads a JSON|@FILE flag and checks that it is JSON.

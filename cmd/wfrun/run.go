@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -48,10 +46,10 @@ func runCommand(args []string, e env) int {
 
 	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
 	if err != nil {
-		return printJSON(e, engine.FailedResult(newRunID(), err), exitFailed)
+		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
 	defer closeProviders()
-	res, code := startAndWait(eng, in, o, e, events)
+	res, code := startAndWait(eng, in, e, events)
 	if code == exitInterrupted && res == nil {
 		return code // a second signal: exit at once
 	}
@@ -74,7 +72,7 @@ func failBeforeRun(e env, err error) int {
 	if errors.As(err, &ue) {
 		return usageFail(e, "%s", ue.msg)
 	}
-	return printJSON(e, engine.FailedResult(newRunID(), err), exitFailed)
+	return printJSON(e, engine.FailedResult("", err), exitFailed)
 }
 
 // sinks are where a run's events go besides the result.
@@ -131,7 +129,7 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 
 // prepareRequest completes in.req with the CLI's convenience of meta named
 // after the file, and says on stderr what it did.
-func prepareRequest(eng *engine.Engine, in *invocation, o *options, e env) {
+func prepareRequest(eng *engine.Engine, in *invocation, e env) {
 	if supplyMeta(eng, &in.req) {
 		notice(e, "%s has no meta; using %s (pass --meta to set your own)", in.scriptFile, in.req.Meta)
 	}
@@ -139,8 +137,8 @@ func prepareRequest(eng *engine.Engine, in *invocation, o *options, e env) {
 
 // startAndWait starts the run and waits for it, cancelling it on the first
 // signal. It returns the result (nil after a second signal) and the exit status.
-func startAndWait(eng *engine.Engine, in *invocation, o *options, e env, s *sinks) (*engine.WorkflowResult, int) {
-	prepareRequest(eng, in, o, e)
+func startAndWait(eng *engine.Engine, in *invocation, e env, s *sinks) (*engine.WorkflowResult, int) {
+	prepareRequest(eng, in, e)
 
 	var prog *progress
 	if isTerminal(e.stderr) && (s == nil || !s.toStderr) {
@@ -158,7 +156,7 @@ func startAndWait(eng *engine.Engine, in *invocation, o *options, e env, s *sink
 	run, err := eng.Start(context.Background(), in.req)
 	if err != nil {
 		stopProgress()
-		res := engine.FailedResult(newRunID(), err)
+		res := engine.FailedResult("", err)
 		return &res, exitFailed
 	}
 
@@ -211,11 +209,4 @@ func closeEngine(eng *engine.Engine) error {
 		return fmt.Errorf("the engine did not shut down within %s: %w", closeTimeout, err)
 	}
 	return nil
-}
-
-// newRunID names a run that failed before it started, in the engine's format.
-func newRunID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "wf_" + hex.EncodeToString(b[:])
 }

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/wferr"
+	"github.com/wfrun/wfrun/meta"
+	"github.com/wfrun/wfrun/runtime"
+	"github.com/wfrun/wfrun/sandbox"
+)
+
+// prepared is a request that passed every pre-check.
+type prepared struct {
+	script   *sandbox.Script
+	meta     meta.WorkflowMeta
+	warnings []string
+	provider agentapi.Provider
+	cfg      runtime.Config
+}
+
+// prepare runs every pre-check of Start without running anything, in the
+// order docs/architecture.md lists them: the request's own fields, the
+// provider, the script, its meta, its literal agent() options, the limits.
+func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
+	if err := checkRequestFields(req); err != nil {
+		return nil, err
+	}
+	provider, err := e.lookupProvider(req.SubagentProvider)
+	if err != nil {
+		return nil, err
+	}
+	cs := e.compiled(req)
+	if cs.err != nil {
+		return nil, cs.err
+	}
+	m, warnings, err := resolveMeta(req, cs)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAgentCalls(cs.script, provider); err != nil {
+		return nil, err
+	}
+	cfg, limitWarnings := e.limits(req)
+	cfg.Parent, cfg.Script, cfg.Args, cfg.Meta, cfg.Provider = req.Parent, cs.script, req.Args, m, provider
+	cfg.LoadWorkflow = e.workflowLoader()
+	return &prepared{script: cs.script, meta: m, warnings: append(warnings, limitWarnings...), provider: provider, cfg: cfg}, nil
+}
+
+// checkRequestFields checks what the request says about itself: an owner,
+// a script, JSON args, sizes and non-negative numbers.
+func checkRequestFields(req WorkflowStartRequest) error {
+	if strings.TrimSpace(req.Parent) == "" {
+		return wferr.New(wferr.InvalidRequest, "the request has no parent: set parent to the agent that owns this run (the CLI uses \"cli\")")
+	}
+	if len(req.Parent) > maxParentLength {
+		return wferr.New(wferr.InvalidRequest, "parent is %d bytes long; keep it under %d", len(req.Parent), maxParentLength)
+	}
+	if strings.TrimSpace(req.Script) == "" {
+		return wferr.New(wferr.InvalidRequest, "the request has no script: pass the workflow's JavaScript source in script")
+	}
+	if len(req.Args) > 0 {
+		if len(req.Args) > maxArgsBytes {
+			return wferr.New(wferr.InvalidRequest, "args is %d bytes; the limit is %d", len(req.Args), maxArgsBytes)
+		}
+		if !json.Valid(req.Args) {
+			return wferr.New(wferr.InvalidRequest, "args is not valid JSON; pass a JSON value such as {\"topic\":\"…\"}")
+		}
+	}
+	if len(req.Meta) > maxMetaRequestBytes {
+		return wferr.New(wferr.InvalidRequest, "meta is %d bytes; the limit is %d", len(req.Meta), maxMetaRequestBytes)
+	}
+	if req.MaxTotalAgents < 0 || req.Concurrency < 0 || req.TimeoutMs < 0 || req.AgentTimeoutMs < 0 || req.BudgetTokens < 0 {
+		return wferr.New(wferr.InvalidRequest, "maxTotalAgents, concurrency, timeoutMs, agentTimeoutMs and budgetTokens must not be negative (0 means the engine default)")
+	}
+	return nil
+}
+
+// lookupProvider returns the provider a request names, or the default.
+func (e *Engine) lookupProvider(name string) (agentapi.Provider, error) {
+	if name == "" {
+		name = e.cfg.DefaultProvider
+	}
+	p, ok := e.providers.Lookup(name)
+	if !ok {
+		return nil, wferr.New(wferr.InvalidRequest, "unknown subagentProvider %q; the registered providers are %s", name, strings.Join(e.providers.Names(), ", "))
+	}
+	return p, nil
+}
+
+// compiled returns the request's script, parsed, checked and compiled, from
+// the cache when it has been seen before.
+func (e *Engine) compiled(req WorkflowStartRequest) *compiled {
+	name := req.ScriptName
+	if name == "" {
+		name = defaultScriptName
+	}
+	return e.cache.get(name, req.Script)
+}
+
+// resolveMeta merges the request's meta with the script's and validates the
+// result; the request's model replaces meta.model.
+func resolveMeta(req WorkflowStartRequest, cs *compiled) (meta.WorkflowMeta, []string, error) {
+	raw, err := meta.Merge(req.Meta, cs.meta)
+	if err != nil {
+		return meta.WorkflowMeta{}, nil, err
+	}
+	if len(raw) == 0 {
+		return meta.WorkflowMeta{}, nil, wferr.New(wferr.MetaInvalid, "the workflow has no meta: start the script with export const meta = { name: 'my-workflow', description: 'what it does' } or pass meta in the request")
+	}
+	m, warnings, err := meta.Parse(raw)
+	if err != nil {
+		return meta.WorkflowMeta{}, nil, err
+	}
+	if req.Model != "" {
+		m.Model = req.Model
+	}
+	return m, warnings, nil
+}
+
+// checkAgentCalls refuses, before anything runs, an agent() call whose
+// literal options hold a key nobody honours or the provider cannot honour:
+// the same check the call makes when it runs, at the first bad key.
+func checkAgentCalls(s *sandbox.Script, p agentapi.Provider) error {
+	for _, call := range s.AgentCalls() {
+		names := make([]string, len(call.Keys))
+		for i, k := range call.Keys {
+			names[i] = k.Name
+		}
+		bad := runtime.CheckAgentOptions(names, call.ObjectForm, p)
+		if bad == nil {
+			continue
+		}
+		for _, k := range call.Keys {
+			if contains(bad.Keys, k.Name) {
+				bad.Err.Line, bad.Err.Column = k.Line, k.Column
+				break
+			}
+		}
+		return bad.Err
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// limits resolves the run's caps, slots, deadlines and budget: the
+// request's values where it gives them (a request may lower the agent cap,
+// never raise it), else the engine's, else the defaults.
+func (e *Engine) limits(req WorkflowStartRequest) (runtime.Config, []string) {
+	var warnings []string
+	maxAgents := e.cfg.MaxTotalAgents
+	if req.MaxTotalAgents > 0 {
+		if req.MaxTotalAgents > maxAgents {
+			warnings = append(warnings, fmt.Sprintf("maxTotalAgents %d is above the engine's ceiling; using %d", req.MaxTotalAgents, maxAgents))
+		} else {
+			maxAgents = req.MaxTotalAgents
+		}
+	}
+	conc := e.cfg.Concurrency
+	if conc <= 0 {
+		conc = DefaultConcurrency
+	}
+	if req.Concurrency > 0 {
+		conc = min(req.Concurrency, MaxConcurrency)
+		if req.Concurrency > MaxConcurrency {
+			warnings = append(warnings, fmt.Sprintf("concurrency %d is above the limit; using %d", req.Concurrency, MaxConcurrency))
+		}
+	}
+	timeout := e.cfg.RunTimeout
+	if req.TimeoutMs > 0 {
+		timeout = time.Duration(req.TimeoutMs) * time.Millisecond
+	}
+	agentTimeout := e.cfg.AgentTimeout
+	if req.AgentTimeoutMs > 0 {
+		agentTimeout = time.Duration(req.AgentTimeoutMs) * time.Millisecond
+	}
+	budget := e.cfg.BudgetTokens
+	if req.BudgetTokens > 0 {
+		budget = req.BudgetTokens
+	}
+	return runtime.Config{
+		Concurrency: conc, MaxAgents: maxAgents, MaxItems: e.cfg.MaxItems,
+		Timeout: max(timeout, 0), AgentTimeout: agentTimeout, BudgetTokens: budget,
+		CancelGrace: e.cfg.CancelGrace, MaxResultBytes: e.cfg.MaxResultBytes,
+		Sandbox: sandbox.Options{MaxCallStackSize: e.cfg.MaxCallStackSize},
+	}, warnings
+}
