@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/internal/eventcheck"
