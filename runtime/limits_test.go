@@ -216,3 +216,33 @@ func TestArgs_AreVerbatimAndUndefinedWhenAbsent(t *testing.T) {
 	out, _ = runScript(t, `return args`, func(c *Config) { c.Args = []byte(`{"topic":"x","n":[1,2]}`) })
 	wantValue(t, out, `{"topic":"x","n":[1,2]}`)
 }
+
+func TestDeadline_ReachesEveryStepThatRunsScriptCode(t *testing.T) {
+	cases := []struct{ name, src string }{
+		{"toJSON of the value", `return { toJSON() { while (true) {} } }`},
+		{"a getter in the value", `return { a: 1, get b() { while (true) {} } }`},
+		{"a nested toJSON", `return [1, { x: { toJSON() { for (;;) {} } } }]`},
+		{"a thenable returned by the body", `return { then(resolve) { while (true) {} } }`},
+		{"a thenable resolved after agents", `await agent('x'); return { then(r) { for (;;) {} } }`},
+		{"the message getter of a thrown object", `throw { name: 'E', get message() { while (true) {} } }`},
+		{"the name getter of a rejection", `await agent('x'); throw { get name() { while (true) {} }, message: 'm' }`},
+		{"toJSON of a thrown plain object", `throw { toJSON() { while (true) {} } }`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			out, _ := runScript(t, c.src, func(cfg *Config) { cfg.Timeout = 200 * time.Millisecond })
+			wantCode(t, out, wferr.Timeout, "deadline")
+			if el := time.Since(start); el > 5*time.Second {
+				t.Fatalf("the run took %v past a 200ms deadline", el)
+			}
+		})
+	}
+}
+
+func TestCancel_ReachesTheExportOfTheValue(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel(CancelledError("enough")) }()
+	out, _ := runScriptCtx(t, ctx, `return { toJSON() { while (true) {} } }`)
+	wantCode(t, out, wferr.Cancelled, "enough")
+}

@@ -150,9 +150,10 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	stopWatch := context.AfterFunc(ctx, func() { r.fail(causeError(ctx)) })
 
 	err := r.drive(ctx)
-	stopWatch()
-
+	// Settling runs script code too (toJSON, getters, a thrown object's
+	// message), so the deadline and cancellation still reach it.
 	out := r.settle(err)
+	stopWatch()
 	r.shutdown()
 
 	r.mu.Lock()
@@ -239,9 +240,7 @@ func (r *run) fatalError() *wferr.Error {
 func (r *run) drive(ctx context.Context) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			buf := make([]byte, 4096)
-			buf = buf[:stdruntime.Stack(buf, false)]
-			err = wferr.New(wferr.Internal, "wfrun bug: a host function panicked: %v; please report it with the script\n%s", p, buf)
+			err = bugError(p)
 		}
 	}()
 	r.loop.done = func() bool { return r.body != nil && r.body.State() != goja.PromiseStatePending }
@@ -252,6 +251,13 @@ func (r *run) drive(ctx context.Context) (err error) {
 		}
 		return r.start()
 	})
+}
+
+// bugError is the INTERNAL error of a panic recovered on the loop goroutine.
+func bugError(p any) *wferr.Error {
+	buf := make([]byte, 4096)
+	buf = buf[:stdruntime.Stack(buf, false)]
+	return wferr.New(wferr.Internal, "wfrun bug: a host function panicked: %v; please report it with the script\n%s", p, buf)
 }
 
 // start installs the globals, loads the script and calls its body.
@@ -281,7 +287,9 @@ func (r *run) start() error {
 	return nil
 }
 
-// settle decides the outcome once the loop has returned.
+// settle decides the outcome once the loop has returned. Exporting the
+// value and describing a rejection run script code; settleStep keeps them
+// under the run's deadline and cancellation.
 func (r *run) settle(loopErr error) Outcome {
 	r.mu.Lock()
 	fatal := r.fatal
@@ -291,28 +299,61 @@ func (r *run) settle(loopErr error) Outcome {
 		return Outcome{Err: fatal}
 	}
 	if loopErr != nil {
-		return Outcome{Err: asError(r.rt.Error(loopErr))}
+		return Outcome{Err: r.settleStep(func() error { return r.rt.Error(loopErr) })}
 	}
 	switch {
 	case r.body == nil:
 		return Outcome{Err: wferr.New(wferr.Internal, "wfrun bug: the run ended before the script started")}
 	case r.body.State() == goja.PromiseStateFulfilled:
-		r.vm.ClearInterrupt()
-		raw, err := r.rt.ExportJSON(r.body.Result(), r.cfg.MaxResultBytes)
+		var raw []byte
+		err := r.settleStep(func() (err error) {
+			raw, err = r.rt.ExportJSON(r.body.Result(), r.cfg.MaxResultBytes)
+			return err
+		})
 		if err != nil {
-			if f := r.fatalError(); f != nil {
-				return Outcome{Err: f} // a cancel raced the export and interrupted it
-			}
-			return Outcome{Err: asError(err)}
+			return Outcome{Err: err}
 		}
 		return Outcome{Value: raw}
 	case r.body.State() == goja.PromiseStateRejected:
-		r.vm.ClearInterrupt()
-		return Outcome{Err: asError(r.rt.RejectionError(r.body.Result()))}
+		return Outcome{Err: r.settleStep(func() error { return r.rt.RejectionError(r.body.Result()) })}
 	default:
 		return Outcome{Err: wferr.New(wferr.ScriptStalled,
 			"the script is waiting for a promise that nothing will ever settle (no agent is running); await only promises from agent(), parallel(), pipeline(), workflow() or Promise.all over them")}
 	}
+}
+
+// settleStep runs one step of settling that may run script code, on the
+// loop goroutine after the loop has returned. The run's deadline or
+// cancellation interrupts it, and then the run's fatal error is the
+// outcome: an interrupt that arrives after a step has begun wins over what
+// the step returns. A pending interrupt (a regexp that ran over in the
+// script's last callback) ends the step at once with its own error.
+func (r *run) settleStep(step func() error) (out *wferr.Error) {
+	var err error
+	func() {
+		defer func() {
+			// goja lets an interrupt escape as a panic from code run
+			// through Runtime.Try (describing a thrown value does).
+			if p := recover(); p != nil {
+				if ie, ok := p.(*goja.InterruptedError); ok {
+					err = ie
+					return
+				}
+				err = bugError(p)
+			}
+		}()
+		err = step()
+	}()
+	if f := r.fatalError(); f != nil {
+		return f
+	}
+	if err == nil {
+		return nil
+	}
+	if we, ok := wferr.As(err); ok {
+		return we
+	}
+	return asError(r.rt.Error(err))
 }
 
 func asError(err error) *wferr.Error {
