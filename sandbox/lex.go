@@ -119,13 +119,9 @@ func (l *lexer) next() (t token, ok bool) {
 	return t, true
 }
 
-// skipSpace skips whitespace, comments and a leading #! line.
+// skipSpace skips whitespace and comments. A leading #! line is blanked
+// before tokenizing (see blankPrelude).
 func (l *lexer) skipSpace() {
-	if l.pos == 0 && len(l.src) >= 2 && l.src[0] == '#' && l.src[1] == '!' {
-		for l.pos < len(l.src) && l.src[l.pos] != '\n' {
-			l.pos++
-		}
-	}
 	for l.pos < len(l.src) {
 		c := l.src[l.pos]
 		switch {

@@ -60,11 +60,13 @@ func Parse(name, src string) (*Script, error) {
 	}
 	s := &Script{Name: name, Source: src, prefixLen: len(wrapPrefix), lines: newLineTable(src)}
 
-	toks := tokenize(src)
+	// The tokens are of the blanked source: offsets are the same, and a
+	// byte-order mark followed by #! reads as the blank it becomes.
+	body := blankPrelude(src)
+	toks := tokenize(body)
 	if err := s.checkNesting(toks); err != nil {
 		return nil, err
 	}
-	body := blankPrelude(src)
 	hasMeta := false
 	if len(toks) >= 4 && toks[0].text == "export" && toks[1].text == "const" && toks[2].text == "meta" && toks[3].text == "=" {
 		body = body[:toks[0].start] + "      " + body[toks[0].end:]

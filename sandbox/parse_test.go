@@ -195,6 +195,23 @@ func TestParse_ShebangAndBOMAreAccepted(t *testing.T) {
 	}
 }
 
+func TestParse_MetaIsFoundAfterAnyPrelude(t *testing.T) {
+	meta := "export const meta = { name: 'n', description: 'd' }\nreturn meta.name"
+	for _, prelude := range []string{"", "#!/usr/bin/env wfrun\n", "\uFEFF", "\uFEFF#!/usr/bin/env wfrun\n"} {
+		s, err := Parse("script.js", prelude+meta)
+		if err != nil {
+			t.Fatalf("%q: %v", prelude, err)
+		}
+		lit, pos := s.MetaLiteral()
+		if lit == nil {
+			t.Fatalf("%q: the leading export const meta was not found", prelude)
+		}
+		if line, _ := pos(lit.Idx0()); line != strings.Count(prelude, "\n")+1 {
+			t.Errorf("%q: meta literal on line %d", prelude, line)
+		}
+	}
+}
+
 func TestParse_UnterminatedRegexpClassIsRefused(t *testing.T) {
 	// goja's lexer accepts this as an empty pattern.
 	if e := parseErr(t, "return /[/"); !strings.Contains(e.Message, "unterminated regular expression") {
