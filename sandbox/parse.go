@@ -352,7 +352,7 @@ func (s *Script) compileError(err error) error {
 	if off >= 0 {
 		off -= s.prefixLen
 		e.Line, e.Column = s.lines.pos(off)
-		if hint, hl, hc := s.explain(msg, off, tokenize(s.Source)); hint != "" {
+		if hint, hl, hc := s.explain(msg, off, tokenize(blankPrelude(s.Source))); hint != "" {
 			e.Message = hint
 			if hl > 0 {
 				e.Line, e.Column = hl, hc
