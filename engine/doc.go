@@ -14,7 +14,7 @@
 //	res := run.Wait()                               // also after run.Cancel("why")
 //
 // Identical scripts are compiled once and share one program across runs.
-// Every run emits the events of DESIGN.md §5 to Config.Events and to the
+// Every run emits the events of docs/cli.md ("Events") to Config.Events and to the
 // request's OnEvent: run.start first, run.end last, and every agent.start
 // paired with one agent.end before run.end.
 //

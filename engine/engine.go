@@ -32,7 +32,7 @@ const (
 )
 
 // Config configures an Engine. The zero value is a working engine whose
-// only provider is "fake", with the limits of DESIGN.md.
+// only provider is "fake", with the limits of docs/script-api.md ("Limits").
 type Config struct {
 	// Providers are registered in addition to "fake" (which is always
 	// present unless a provider of that name is given here).

@@ -10,7 +10,7 @@ type ErrorCode = wferr.Code
 // errors the line and column in the user's file. Use errors.As to get it.
 type Error = wferr.Error
 
-// The error codes (DESIGN.md §4).
+// The error codes; docs/errors.md says when each is used and what to do.
 const (
 	CodeScriptParse          = wferr.ScriptParse
 	CodeMetaInvalid          = wferr.MetaInvalid

@@ -2,7 +2,7 @@ package engine
 
 import "github.com/wfrun/wfrun/runtime"
 
-// Event is one line of a run's event stream (DESIGN.md §5).
+// Event is one line of a run's event stream (docs/cli.md, "Events").
 type Event = runtime.Event
 
 // EventType names an event.

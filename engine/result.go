@@ -34,7 +34,7 @@ func usageOf(u agentapi.Usage) Usage {
 	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens, CostUSD: u.CostUSD}
 }
 
-// WorkflowResult is how a run settled: one JSON object (DESIGN.md §4).
+// WorkflowResult is how a run settled: one JSON object (docs/cli.md, "Output").
 // Error and ErrorCode are set exactly when StopReason is not completed.
 type WorkflowResult struct {
 	RunID string `json:"runId"`

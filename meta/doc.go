@@ -1,6 +1,6 @@
 // Package meta owns WorkflowMeta, the description of a workflow that is known
 // before any of its code runs: its name, what it does, when to use it, the
-// default model for its agents and its phases (DESIGN.md §3.1).
+// default model for its agents and its phases (docs/script-api.md, "Meta").
 //
 // Meta reaches a run from one of two places, never from running code:
 //

@@ -12,7 +12,7 @@ type Phase struct {
 	Model  string `json:"model,omitempty" jsonschema:"minLength=1" jsonschema_description:"Default model for the agents of this phase."`
 }
 
-// WorkflowMeta describes a workflow (DESIGN.md §3.1). The zero value is not
+// WorkflowMeta describes a workflow (docs/script-api.md, "Meta"). The zero value is not
 // valid: Name and Description are required. Values returned by Parse are
 // valid.
 type WorkflowMeta struct {

@@ -7,7 +7,7 @@ import (
 	"github.com/wfrun/wfrun/meta"
 )
 
-// EventType names an event of DESIGN.md §5.
+// EventType names an event of a run's stream (docs/cli.md, "Events").
 type EventType string
 
 // The event types, in the order a run emits them.

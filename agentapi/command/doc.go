@@ -1,5 +1,5 @@
 // Package command is the provider that delegates each child to an external
-// agent command line (DESIGN.md §6, issue 3): `claude -p`, `codex exec`,
+// agent command line (docs/providers.md, "The command provider"): `claude -p`, `codex exec`,
 // `gemini -p`, or any script that reads a prompt and prints an answer.
 //
 // A Spec, usually read from a JSON file with LoadSpec (the CLI's

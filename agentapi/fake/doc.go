@@ -1,4 +1,4 @@
-// Package fake is wfrun's deterministic offline provider (DESIGN.md §6),
+// Package fake is wfrun's deterministic offline provider (docs/providers.md, "The fake provider"),
 // registered as "fake". It runs any script a real provider could run,
 // without a network: the default provider when no real one is configured,
 // the engine of dry runs (`wfrun script.js --provider fake`), and the

@@ -13,7 +13,7 @@
 // Validate checks an answer (JSON text) against a compiled Schema, with
 // format assertions on, and explains a mismatch as a short list of failing
 // locations. Minimal builds the smallest answer that satisfies the schema;
-// the fake provider replies with it when no rule matches (DESIGN.md §6).
+// the fake provider replies with it when no rule matches (docs/providers.md, "The fake provider").
 // Minimal keeps object keys in the schema's "properties" order, so its
 // output is byte-for-byte deterministic.
 //

@@ -1,4 +1,4 @@
-// Command wfrun runs JavaScript workflow scripts from a shell (DESIGN.md §7).
+// Command wfrun runs JavaScript workflow scripts from a shell (docs/cli.md).
 //
 //	wfrun SCRIPT.js [flags]        run a script, print its WorkflowResult JSON on stdout
 //	wfrun check SCRIPT.js [flags]  run every pre-check and execute nothing

@@ -8,7 +8,7 @@ import (
 	"github.com/wfrun/wfrun/engine"
 )
 
-// eventLog writes every event as one JSON line (DESIGN.md §5). The engine
+// eventLog writes every event as one JSON line (docs/cli.md, "Events"). The engine
 // calls its sink from several goroutines, so writes are serialised. After
 // the first failed write it stops writing and keeps the error for the end.
 type eventLog struct {

@@ -8,7 +8,7 @@ import (
 	"syscall"
 )
 
-// Exit statuses (DESIGN.md §7).
+// Exit statuses (docs/cli.md, "Exit status").
 const (
 	exitCompleted   = 0   // the run completed; check passed
 	exitFailed      = 1   // the run or a pre-check failed; the JSON says why

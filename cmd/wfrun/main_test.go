@@ -96,7 +96,7 @@ func (o outcome) wantCode(t *testing.T, code int) {
 }
 
 // readEvents decodes a JSONL event stream and checks the invariants of
-// DESIGN.md §5 with the shared checker. Lines that are not events (notices
+// docs/cli.md ("Events") with the shared checker. Lines that are not events (notices
 // on a shared stderr) are skipped.
 func readEvents(t *testing.T, text string) []engine.Event {
 	t.Helper()

@@ -13,7 +13,7 @@ import (
 // with the request. From a shell that is one flag too many, so a script run
 // without any meta gets one named after its file, and a notice says so.
 
-// maxMetaName is the longest meta name (DESIGN.md §3.1).
+// maxMetaName is the longest meta name (docs/script-api.md, "Meta").
 const maxMetaName = 64
 
 var notNameChar = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

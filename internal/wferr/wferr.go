@@ -13,7 +13,7 @@ import (
 	"fmt"
 )
 
-// Code is one of the error codes of DESIGN.md §4. The set is closed.
+// Code is one of the error codes of docs/errors.md. The set is closed.
 type Code string
 
 // The error codes. Each doc line says when it is used.
@@ -36,10 +36,10 @@ const (
 	ResourceLimit        Code = "RESOURCE_LIMIT"        // stack, memory or output size exceeded
 	Timeout              Code = "TIMEOUT"               // the run's deadline passed
 	Cancelled            Code = "CANCELLED"             // the run was cancelled
-	Internal             Code = "INTERNAL"              // a bug in wfrun itself (a recovered panic); not in DESIGN.md's list, see docs/architecture.md
+	Internal             Code = "INTERNAL"              // a bug in wfrun itself (a recovered panic); see docs/architecture.md ("The INTERNAL code")
 )
 
-// Codes lists every code, in the order of DESIGN.md.
+// Codes lists every code, in the order of docs/errors.md.
 var Codes = []Code{
 	ScriptParse, MetaInvalid, InvalidRequest, InvalidArgument, UnsupportedOption,
 	UnsupportedSchema, AgentCap, ItemCap, BudgetExhausted, AgentStart, AgentResult,
