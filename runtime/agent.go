@@ -34,7 +34,10 @@ var agentOptionSet = func() map[string]bool {
 
 const formsHint = "call agent(prompt, options) with a prompt string, or agent({prompt, ...options}) with an object"
 
-// agentFunc implements agent(). Loop goroutine.
+// agentFunc implements agent(). Loop goroutine: goja calls it while running
+// script code, which is either the body's first run or a callback of the
+// loop — often deliver's resolve, when a continuation calls agent() again,
+// so agentFunc is re-entered from inside deliver (see deliver).
 func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
 	first := call.Argument(0)
 	var (

@@ -14,6 +14,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/schema"
 	"github.com/wfrun/wfrun/internal/wferr"
+	"github.com/wfrun/wfrun/sandbox"
 )
 
 // callForm is how agent() was called: it decides the shape of its value.
@@ -28,11 +29,17 @@ const (
 // slot) → running (agent.start emitted) → ended (agent.end emitted, exactly
 // once, by finish or by the cancel watchdog). A child dropped while queued
 // emits nothing.
+//
+// The functions below are the host side of a run (except dispatch, drop
+// and deliver, which run on the loop goroutine): each says on which
+// goroutine it runs and which lock it holds. The loop side never waits for
+// r.mu for long — host code holds it only to update counts, emit an event
+// or move a slot — and host code never touches the VM.
 type child struct {
 	req     agentapi.Request
 	form    callForm
 	schema  *schema.Schema
-	enqueue func(func() error) // hands the outcome to the loop; called exactly once
+	enqueue func(callback) // hands the outcome to the loop; called exactly once
 
 	resolve func(any) error // loop goroutine only
 
@@ -52,8 +59,8 @@ type outcome struct {
 	usage   agentapi.Usage
 }
 
-// dispatch starts c if a slot is free, or queues it. Called on the loop
-// goroutine after the call was accepted.
+// dispatch starts c if a slot is free, or queues it. Loop goroutine, after
+// the call was accepted; takes r.mu.
 func (r *run) dispatch(c *child) {
 	r.pending.Add(1)
 	r.mu.Lock()
@@ -72,9 +79,11 @@ func (r *run) dispatch(c *child) {
 }
 
 // startLocked marks c started and emits its agent.start, unless the run is
-// stopping (then no child may start). The caller holds r.mu and has just
-// given c a slot, so granting the slot and emitting the start are one step:
-// agent.start events come in the gate's FIFO order.
+// stopping (then no child may start). It runs on the loop goroutine
+// (dispatch) or on the goroutine that ended the child whose slot c takes (a
+// sibling child's goroutine, or the watchdog timer), with r.mu held: the
+// caller has just given c a slot, so granting the slot and emitting the
+// start are one step and agent.start events come in the gate's FIFO order.
 func (r *run) startLocked(c *child) bool {
 	if r.stopping {
 		return false
@@ -85,7 +94,8 @@ func (r *run) startLocked(c *child) bool {
 	return true
 }
 
-// launch runs a started child's provider on a goroutine of its own.
+// launch runs a started child's provider on a goroutine of its own. It is
+// called by whoever started c (startLocked's callers), after releasing r.mu.
 func (r *run) launch(c *child) {
 	r.goroutines.Add(1)
 	go r.runChild(c)
@@ -94,11 +104,12 @@ func (r *run) launch(c *child) {
 // drop ends a child that never started because the run is stopping: it
 // emits nothing (there was no agent.start) but counts as cancelled, so the
 // counts add up to agentsSpawned. Its promise stays pending; the run is over.
+// Loop goroutine (dispatch, shutdown); takes r.mu.
 func (r *run) drop(c *child) {
 	r.mu.Lock()
 	r.counts.Cancelled++
 	r.mu.Unlock()
-	c.enqueue(func() error { return nil })
+	c.enqueue(func(*sandbox.Runtime) error { return nil })
 	r.pending.Done()
 }
 
@@ -150,7 +161,7 @@ func (r *run) runChild(c *child) {
 var errChildTimeout = errors.New("agent timeout")
 
 // goroutineDone marks a child goroutine as returned, closing drained when it
-// was the last one of a run that has ended.
+// was the last one of a run that has ended. Child goroutine, deferred.
 func (r *run) goroutineDone() {
 	if r.goroutines.Add(-1) == 0 && r.ended.Load() {
 		r.closeDrained()
@@ -160,7 +171,8 @@ func (r *run) goroutineDone() {
 // passSlotLocked gives an ended child's slot to the oldest queued child and
 // starts it (its agent.start follows the ended child's agent.end), or
 // returns the slot to the gate. Once the run is stopping the slot just goes
-// back: shutdown drops whoever waits. The caller holds r.mu; it must launch
+// back: shutdown drops whoever waits. It runs where finish runs (a child
+// goroutine or the watchdog timer) with r.mu held; the caller must launch
 // the child returned, after unlocking.
 func (r *run) passSlotLocked() *child {
 	if r.stopping {
@@ -175,7 +187,8 @@ func (r *run) passSlotLocked() *child {
 }
 
 // callProvider runs the provider, turning a panic or an error into a fatal
-// error for the run.
+// error for the run. Child goroutine; holds no lock (the provider may take
+// as long as it likes).
 func (r *run) callProvider(ctx context.Context, req agentapi.Request) (res agentapi.Result, err *wferr.Error) {
 	name := r.cfg.Provider.Name()
 	defer func() {
@@ -200,7 +213,8 @@ func (r *run) callProvider(ctx context.Context, req agentapi.Request) (res agent
 
 // classify turns a provider result into the child's outcome: a child whose
 // own deadline passed is timed_out, a completed schema call is validated
-// again here so every provider is held to the same contract.
+// again here so every provider is held to the same contract. Child
+// goroutine; holds no lock.
 func (r *run) classify(ctx context.Context, c *child, res agentapi.Result) outcome {
 	o := outcome{status: res.Status, failure: res.Failure, err: res.Error, note: res.Note, usage: res.Usage}
 	if res.Status == agentapi.StatusCompleted {
@@ -244,7 +258,8 @@ func defaultFailure(s agentapi.Status) agentapi.FailureKind {
 }
 
 // abandon ends a child whose provider did not return within the grace after
-// its context was done. Its late result will be dropped.
+// its context was done. Its late result will be dropped. The watchdog
+// timer's goroutine; takes r.mu (in finish).
 func (r *run) abandon(c *child, ctx context.Context) {
 	o := outcome{status: agentapi.StatusCancelled, failure: agentapi.FailureCancelled,
 		err: "the provider did not stop within the cancel grace; its result will be dropped"}
@@ -256,8 +271,10 @@ func (r *run) abandon(c *child, ctx context.Context) {
 }
 
 // finish ends c exactly once: tallies it, emits agent.end, passes its slot
-// on and hands the outcome to the loop. A second call (the provider returning after the
-// watchdog ended the child) is dropped.
+// on and hands the outcome to the loop. It runs on c's goroutine when the
+// provider returns, or on the watchdog timer's (abandon); it takes r.mu. A
+// second call (the provider returning after the watchdog ended the child)
+// is dropped.
 func (r *run) finish(c *child, o outcome) {
 	r.mu.Lock()
 	if c.ended {
@@ -289,33 +306,41 @@ func (r *run) finish(c *child, o outcome) {
 		r.launch(next)
 	}
 
-	c.enqueue(func() error { return r.deliver(c, o) })
+	c.enqueue(func(rt *sandbox.Runtime) error { return r.deliver(rt, c, o) })
 	r.pending.Done()
 }
 
-// deliver resolves the agent() promise with the child's value. Loop goroutine.
-func (r *run) deliver(c *child, o outcome) error {
+// deliver resolves the agent() promise with the child's value. Loop
+// goroutine, run by the loop with the run's VM.
+//
+// Resolving runs the script's continuation at once (goja drains its
+// microtasks inside resolve), so agentFunc may be re-entered from inside
+// deliver: the continuation can call agent() again, which dispatches a new
+// child before deliver returns. Nothing deliver reads after resolving may
+// change under it.
+func (r *run) deliver(rt *sandbox.Runtime, c *child, o outcome) error {
+	vm := rt.VM
 	var result goja.Value = goja.Null()
 	if o.status == agentapi.StatusCompleted {
 		if c.schema != nil {
-			v, err := r.rt.ParseJSON(o.output)
+			v, err := rt.ParseJSON(o.output)
 			if err != nil {
 				return wferr.Wrap(wferr.AgentResult, err, "agent %s returned JSON the VM cannot read: %v", c.req.AgentID, err)
 			}
 			result = v
 		} else {
-			result = r.vm.ToValue(o.text)
+			result = vm.ToValue(o.text)
 		}
 	}
 	if c.form == formText {
 		return c.resolve(result)
 	}
-	env := r.vm.NewObject()
+	env := vm.NewObject()
 	_ = env.Set("result", result)
 	_ = env.Set("status", string(o.status))
 	_ = env.Set("agentId", c.req.AgentID)
 	_ = env.Set("label", c.req.Label)
-	u := r.vm.NewObject()
+	u := vm.NewObject()
 	_ = u.Set("inputTokens", o.usage.InputTokens)
 	_ = u.Set("outputTokens", o.usage.OutputTokens)
 	_ = u.Set("costUSD", o.usage.CostUSD)

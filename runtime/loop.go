@@ -2,22 +2,36 @@ package runtime
 
 import (
 	"sync"
+
+	"github.com/wfrun/wfrun/sandbox"
 )
 
-// loop is the event loop of one run. It owns the goja VM: every function it
-// runs is run on the goroutine that called run, and nothing else may touch
+// loop is the event loop of one run. It owns the run's VM: every callback it
+// runs is run on the goroutine that called run, and is handed the VM as its
+// argument — the one way host work gets to touch it. Nothing else may touch
 // the VM (the one exception is goja's Runtime.Interrupt, which is safe from
 // any goroutine).
 //
-// The invariant everything else depends on: run returns only when the queue
-// is empty and nothing registered is still outstanding, or when stop was
-// called. Host work (a child running on another goroutine) is registered with
+// The invariant everything else depends on: run returns in exactly four
+// cases, and in no other —
+//
+//   - idle: the queue is empty and nothing registered is outstanding, so
+//     nothing can ever queue a callback again;
+//   - stop: stop was called (from any goroutine), and what was queued is
+//     dropped;
+//   - done: the done predicate, asked after every callback, reports that
+//     the script has settled, so nothing queued matters any more;
+//   - error: a callback returned an error, which run returns.
+//
+// Host work (a child running on another goroutine) is registered with
 // register before it starts; the enqueue function register returns must be
 // called exactly once, from any goroutine, with the callback that hands the
 // outcome back to JavaScript.
 type loop struct {
+	rt *sandbox.Runtime // handed to every callback; loop goroutine only
+
 	mu          sync.Mutex
-	queue       []func() error
+	queue       []callback
 	outstanding int
 	stopped     bool
 	wake        chan struct{} // buffered(1): a nudge that the queue changed or stop was called
@@ -27,8 +41,11 @@ type loop struct {
 	done func() bool
 }
 
-func newLoop() *loop {
-	return &loop{wake: make(chan struct{}, 1)}
+// callback is work for the loop goroutine. It gets the run's VM.
+type callback func(rt *sandbox.Runtime) error
+
+func newLoop(rt *sandbox.Runtime) *loop {
+	return &loop{rt: rt, wake: make(chan struct{}, 1)}
 }
 
 // register records one piece of outstanding host work and returns the
@@ -36,13 +53,13 @@ func newLoop() *loop {
 // goroutine and releases the registration; calling it twice panics, because
 // a second completion would mean a child was paired with two ends. After stop
 // the callback is dropped (the run is over), but the registration is still
-// released. register is called on the loop goroutine.
-func (l *loop) register() (enqueue func(fn func() error)) {
+// released. register is called on the loop goroutine; enqueue on any.
+func (l *loop) register() (enqueue func(fn callback)) {
 	l.mu.Lock()
 	l.outstanding++
 	l.mu.Unlock()
 	var once sync.Once
-	return func(fn func() error) {
+	return func(fn callback) {
 		called := false
 		once.Do(func() {
 			called = true
@@ -77,12 +94,12 @@ func (l *loop) nudge() {
 	}
 }
 
-// run runs queued callbacks in order until the queue is empty and nothing is
-// outstanding (it returns nil: the loop is idle for good), until stop is called
-// or done reports true (nil), or until a callback returns an error (that
-// error). first is run before anything queued.
-func (l *loop) run(first func() error) error {
-	if err := first(); err != nil {
+// run runs first, then queued callbacks in order, until one of the four
+// exits of the loop's invariant: idle, stop and done return nil, a callback
+// error is returned. Loop goroutine: the caller of run is the loop goroutine
+// for the life of the run.
+func (l *loop) run(first callback) error {
+	if err := first(l.rt); err != nil {
 		return err
 	}
 	for {
@@ -106,7 +123,7 @@ func (l *loop) run(first func() error) error {
 			continue
 		}
 		for _, fn := range batch {
-			if err := fn(); err != nil {
+			if err := fn(l.rt); err != nil {
 				return err
 			}
 			if l.isStopped() || (l.done != nil && l.done()) {

@@ -125,7 +125,6 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	cfg = withDefaults(cfg)
 	r := &run{
 		cfg:     cfg,
-		loop:    newLoop(),
 		schemas: make(map[string]*schema.Schema),
 		drained: make(chan struct{}),
 	}
@@ -147,6 +146,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 
 	r.rt = sandbox.New(cfg.Sandbox)
 	r.vm = r.rt.VM
+	r.loop = newLoop(r.rt)
 	stopWatch := context.AfterFunc(ctx, func() { r.fail(causeError(ctx)) })
 
 	err := r.drive(ctx)
@@ -244,7 +244,7 @@ func (r *run) drive(ctx context.Context) (err error) {
 		}
 	}()
 	r.loop.done = func() bool { return r.body != nil && r.body.State() != goja.PromiseStatePending }
-	return r.loop.run(func() error {
+	return r.loop.run(func(*sandbox.Runtime) error {
 		if ctx.Err() != nil {
 			r.fail(causeError(ctx))
 			return nil

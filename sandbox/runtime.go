@@ -33,7 +33,10 @@ type Options struct {
 // exception is VM.Interrupt, which goja allows from any goroutine).
 type Runtime struct {
 	// VM is the goja runtime. The runtime package adds its host functions
-	// (agent, parallel, console, …) to its global object.
+	// (agent, parallel, console, …) to its global object. Only the goroutine
+	// that owns the Runtime may touch VM — in a run, its loop goroutine,
+	// which hands the Runtime to every callback it runs — with one
+	// exception: VM.Interrupt may be called from any goroutine.
 	VM *goja.Runtime
 
 	jsonParse, jsonStringify goja.Callable   // the originals: scripts may replace the global JSON
