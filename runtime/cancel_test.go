@@ -15,7 +15,7 @@ func TestCancel_BeforeTheBodyRuns(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(CancelledError("changed my mind"))
 	p := newBlocking()
-	out, rec := runScriptCtx(t, ctx, `await agent('x'); return 1`, withProvider(p))
+	out, rec := run(t, harness{ctx: ctx}, `await agent('x'); return 1`, withProvider(p))
 	wantCode(t, out, wferr.Cancelled, "changed my mind")
 	if out.AgentsSpawned != 0 || len(rec.Events()) != 0 {
 		t.Fatalf("spawned %d events %v", out.AgentsSpawned, rec.Events())
@@ -29,7 +29,7 @@ func TestCancel_WhileChildrenRunCancelsEveryContext(t *testing.T) {
 	var out Outcome
 	go func() {
 		defer close(done)
-		out, _ = runScriptCtx(t, ctx, `return await Promise.all(Array.from({length: 6}, (_, i) => agent('t' + i)))`,
+		out, _ = run(t, harness{ctx: ctx}, `return await Promise.all(Array.from({length: 6}, (_, i) => agent('t' + i)))`,
 			withProvider(p), func(c *Config) { c.Concurrency = 4 })
 	}()
 	for i := 0; i < 4; i++ {
@@ -64,7 +64,7 @@ func TestCancel_RacingAChildStartSettlesCancelled(t *testing.T) {
 			time.Sleep(time.Duration(i%5) * 50 * time.Microsecond)
 			cancel(CancelledError("race"))
 		}()
-		out, rec := runScriptCtx(t, ctx, `await Promise.all([agent('a'), agent('b'), agent('c')]); return 1`, withProvider(p),
+		out, rec := run(t, harness{ctx: ctx}, `await Promise.all([agent('a'), agent('b'), agent('c')]); return 1`, withProvider(p),
 			func(c *Config) { c.Concurrency = 1 })
 		wantCode(t, out, wferr.Cancelled, "")
 		if n := len(rec.Of(EventAgentStart)); int(starts.Load()) != n || n > 1 {
@@ -94,9 +94,8 @@ func TestCancel_ProviderIgnoringCancellationCannotHoldTheRunOpen(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() { time.Sleep(20 * time.Millisecond); cancel(CancelledError("stop")) }()
 	start := time.Now()
-	s := mustParse(t, `return await agent('x')`)
-	rec := newRecorder()
-	out := Run(ctx, Config{RunID: "wf_t", Script: s, Provider: p, CancelGrace: 100 * time.Millisecond, Emit: rec.Record})
+	out, rec := run(t, harness{ctx: ctx, leaveDraining: true}, `return await agent('x')`,
+		withProvider(p), func(c *Config) { c.CancelGrace = 100 * time.Millisecond })
 	if el := time.Since(start); el > 3*time.Second {
 		t.Fatalf("run took %v", el)
 	}
@@ -124,7 +123,7 @@ func TestCancel_AgentTimeoutWithDeafProviderEndsTimedOut(t *testing.T) {
 		<-release
 		return agentapi.Result{Status: agentapi.StatusCompleted, Text: "late"}, nil
 	}}
-	out, _ := runScriptNoDrain(t, `return await agent('x', {timeoutMs: 20})`, withProvider(p), func(c *Config) { c.CancelGrace = 50 * time.Millisecond })
+	out, _ := run(t, harness{leaveDraining: true}, `return await agent('x', {timeoutMs: 20})`, withProvider(p), func(c *Config) { c.CancelGrace = 50 * time.Millisecond })
 	wantValue(t, out, `null`)
 	if out.Agents.TimedOut != 1 {
 		t.Fatalf("counts %+v", out.Agents)
@@ -144,7 +143,7 @@ func TestCancel_AbandonedChildGivesUpItsSlotAtOnce(t *testing.T) {
 	}}
 	done := make(chan Outcome, 1)
 	go func() {
-		out, _ := runScriptNoDrain(t, `const a = await agent('a', {timeoutMs: 20}); return [a, await agent('b')]`,
+		out, _ := run(t, harness{leaveDraining: true}, `const a = await agent('a', {timeoutMs: 20}); return [a, await agent('b')]`,
 			withProvider(p), func(c *Config) { c.Concurrency = 1; c.CancelGrace = 20 * time.Millisecond })
 		done <- out
 	}()

@@ -22,22 +22,33 @@ import (
 
 func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
-// runScript runs src with the fake provider (or the one opts set), checks the
-// event invariants, and waits for every child goroutine to return.
-func runScript(t *testing.T, src string, opts ...func(*Config)) (Outcome, *eventcheck.Recorder) {
-	t.Helper()
-	return runScriptCtx(t, context.Background(), src, opts...)
+// harness says how run sets a script going; its zero value is what most
+// tests want.
+type harness struct {
+	ctx context.Context      // nil: context.Background()
+	rec *eventcheck.Recorder // nil: a new one; set it to watch events while the run works
+	// leaveDraining returns without waiting for the child goroutines, for a
+	// test whose provider is still blocked and is released later; the test
+	// waits on Outcome.Drained itself.
+	leaveDraining bool
 }
 
-func runScriptCtx(t *testing.T, ctx context.Context, src string, opts ...func(*Config)) (Outcome, *eventcheck.Recorder) {
+// run is the one way the runtime's tests run a script: it runs src with the
+// fake provider (or the one opts set), checks the event invariants for the
+// run's concurrency, and waits for every child goroutine to return (unless
+// h.leaveDraining).
+func run(t *testing.T, h harness, src string, opts ...func(*Config)) (Outcome, *eventcheck.Recorder) {
 	t.Helper()
-	s, err := sandbox.Parse("script.js", src)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
+	ctx := h.ctx
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	rec := &eventcheck.Recorder{}
+	rec := h.rec
+	if rec == nil {
+		rec = &eventcheck.Recorder{}
+	}
 	cfg := Config{
-		RunID: "wf_test", Parent: "test", Script: s,
+		RunID: "wf_test", Parent: "test", Script: mustParse(t, src),
 		Meta:     meta.WorkflowMeta{Name: "t", Description: "test"},
 		Provider: fake.New(fake.Options{}),
 		Emit:     rec.Record,
@@ -49,12 +60,30 @@ func runScriptCtx(t *testing.T, ctx context.Context, src string, opts ...func(*C
 	if err := eventcheck.Check(rec.Events(), eventcheck.Options{Concurrency: cfg.Concurrency}); err != nil {
 		t.Errorf("event invariants: %v", err)
 	}
+	if h.leaveDraining {
+		return out, rec
+	}
 	select {
 	case <-out.Drained:
 	case <-time.After(10 * time.Second):
 		t.Fatalf("child goroutines did not drain")
 	}
 	return out, rec
+}
+
+// runScript is run with the zero harness.
+func runScript(t *testing.T, src string, opts ...func(*Config)) (Outcome, *eventcheck.Recorder) {
+	t.Helper()
+	return run(t, harness{}, src, opts...)
+}
+
+func mustParse(t *testing.T, src string) *sandbox.Script {
+	t.Helper()
+	s, err := sandbox.Parse("script.js", src)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	return s
 }
 
 func withRules(t *testing.T, rules string) func(*Config) {

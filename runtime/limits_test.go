@@ -9,37 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/internal/eventcheck"
 	"github.com/wfrun/wfrun/internal/wferr"
 	. "github.com/wfrun/wfrun/runtime"
 	"github.com/wfrun/wfrun/sandbox"
 )
-
-func mustParse(t *testing.T, src string) *sandbox.Script {
-	t.Helper()
-	s, err := sandbox.Parse("script.js", src)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
-	return s
-}
-
-func newRecorder() *eventcheck.Recorder { return &eventcheck.Recorder{} }
-
-// runScriptNoDrain is runScript for tests whose provider is released later.
-func runScriptNoDrain(t *testing.T, src string, opts ...func(*Config)) (Outcome, *eventcheck.Recorder) {
-	t.Helper()
-	rec := newRecorder()
-	cfg := Config{RunID: "wf_t", Script: mustParse(t, src), Emit: rec.Record}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	out := Run(context.Background(), cfg)
-	if err := eventcheck.Check(rec.Events(), eventcheck.Options{Concurrency: cfg.Concurrency}); err != nil {
-		t.Errorf("event invariants: %v", err)
-	}
-	return out, rec
-}
 
 func TestStall_AwaitingANeverSettlingPromiseEndsPromptly(t *testing.T) {
 	start := time.Now()
@@ -243,6 +216,6 @@ func TestDeadline_ReachesEveryStepThatRunsScriptCode(t *testing.T) {
 func TestCancel_ReachesTheExportOfTheValue(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() { time.Sleep(100 * time.Millisecond); cancel(CancelledError("enough")) }()
-	out, _ := runScriptCtx(t, ctx, `return { toJSON() { while (true) {} } }`)
+	out, _ := run(t, harness{ctx: ctx}, `return { toJSON() { while (true) {} } }`)
 	wantCode(t, out, wferr.Cancelled, "enough")
 }
