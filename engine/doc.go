@@ -18,6 +18,12 @@
 // request's OnEvent: run.start first, run.end last, and every agent.start
 // paired with one agent.end before run.end.
 //
+// Types that a lower package already defines are re-exported as aliases, not
+// copied: Event and EventType (runtime), AgentCounts (runtime.Counts), Usage
+// (agentapi.Usage), Error and ErrorCode (the internal error vocabulary). Their
+// fields are documented where they are defined; `go doc runtime.Event` shows
+// them. One definition means no converter can drift from it.
+//
 // Close cancels the runs still going and waits for every goroutine they
 // started, so that an embedding program (or a test with goleak) can know that
 // nothing outlives the engine.

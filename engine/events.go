@@ -2,7 +2,8 @@ package engine
 
 import "github.com/wfrun/wfrun/runtime"
 
-// Event is one line of a run's event stream (docs/cli.md, "Events").
+// Event is one line of a run's event stream (docs/cli.md, "Events"): an
+// alias of runtime.Event, whose doc lists the fields.
 type Event = runtime.Event
 
 // EventType names an event.

@@ -19,20 +19,14 @@ const (
 	StopError     StopReason = "error"
 )
 
-// AgentCounts tallies how a run's children ended.
+// AgentCounts tallies how a run's children ended. Like Event and Usage it is
+// an alias: the engine re-exports the types of the packages below it rather
+// than copying them, so one definition (and one doc) serves both names.
 type AgentCounts = runtime.Counts
 
-// Usage is what a run's children consumed, summed.
-type Usage struct {
-	InputTokens  int64   `json:"inputTokens"`
-	OutputTokens int64   `json:"outputTokens"`
-	CachedTokens int64   `json:"cachedTokens,omitempty"`
-	CostUSD      float64 `json:"costUSD"`
-}
-
-func usageOf(u agentapi.Usage) Usage {
-	return Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens, CostUSD: u.CostUSD}
-}
+// Usage is what a run's children consumed, summed: an alias of
+// agentapi.Usage.
+type Usage = agentapi.Usage
 
 // WorkflowResult is how a run settled: one JSON object (docs/cli.md, "Output").
 // Error and ErrorCode are set exactly when StopReason is not completed.
