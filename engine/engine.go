@@ -244,12 +244,8 @@ func (e *Engine) Run(ctx context.Context, req WorkflowStartRequest) WorkflowResu
 func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	e.closed = true
-	runs := make([]*Run, 0, len(e.runs))
-	for _, r := range e.runs {
-		runs = append(runs, r)
-	}
 	e.mu.Unlock()
-	for _, r := range runs {
+	for _, r := range e.liveRuns() {
 		r.Cancel("the engine is closing")
 	}
 	done := make(chan struct{})
@@ -263,4 +259,15 @@ func (e *Engine) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// liveRuns returns the runs that have not settled yet.
+func (e *Engine) liveRuns() []*Run {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	runs := make([]*Run, 0, len(e.runs))
+	for _, r := range e.runs {
+		runs = append(runs, r)
+	}
+	return runs
 }

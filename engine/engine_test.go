@@ -17,6 +17,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/enginetest"
 	"github.com/wfrun/wfrun/internal/eventcheck"
 )
 
@@ -27,37 +28,13 @@ return { answer: await agent('say hi') }`
 
 func newEngine(t *testing.T, cfg engine.Config) *engine.Engine {
 	t.Helper()
-	eng, err := engine.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := eng.Close(ctx); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return eng
+	return enginetest.New(t, cfg)
 }
 
 // start runs req to the end, checking the event-stream invariants.
 func start(t *testing.T, eng *engine.Engine, req engine.WorkflowStartRequest) (engine.WorkflowResult, *eventcheck.Recorder) {
 	t.Helper()
-	rec := &eventcheck.Recorder{}
-	req.OnEvent = rec.Record
-	if req.Parent == "" {
-		req.Parent = "test"
-	}
-	run, err := eng.Start(context.Background(), req)
-	if err != nil {
-		return engine.FailedResult("", err), rec
-	}
-	res := run.Wait()
-	if err := eventcheck.Check(rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
-		t.Errorf("event invariants: %v", err)
-	}
-	return res, rec
+	return enginetest.Run(t, eng, req)
 }
 
 func TestEngine_ZeroConfigRunsAScriptWithTheFakeProvider(t *testing.T) {

@@ -14,7 +14,6 @@ package examples_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -22,13 +21,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wfrun/wfrun/internal/leaktest"
 
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/internal/enginetest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current results")
@@ -73,17 +71,7 @@ func runExample(t *testing.T, name string) engine.WorkflowResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.New(engine.Config{FakeRules: rules})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := eng.Close(ctx); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
+	eng := enginetest.New(t, engine.Config{FakeRules: rules})
 
 	var req engine.WorkflowStartRequest
 	if data, ok := readOptional(t, name+".request.json"); ok {
@@ -100,16 +88,7 @@ func runExample(t *testing.T, name string) engine.WorkflowResult {
 	}
 	req.Script, req.ScriptName, req.Parent = string(src), name+".js", "examples-test"
 
-	rec := &eventcheck.Recorder{}
-	req.OnEvent = rec.Record
-	run, err := eng.Start(context.Background(), req)
-	if err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	res := run.Wait()
-	if err := eventcheck.Check(rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
-		t.Errorf("event invariants: %v", err)
-	}
+	res, rec := enginetest.Run(t, eng, req)
 	if n := len(rec.Of(engine.EventAgentStart)); n != res.AgentsSpawned {
 		t.Errorf("%d agent.start events for %d spawned agents", n, res.AgentsSpawned)
 	}

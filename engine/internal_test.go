@@ -70,13 +70,7 @@ func TestEngine_ARunIsCompleteWhenCloseCanSeeIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.testHookPublished = func() {
-		e.mu.Lock()
-		runs := make([]*Run, 0, len(e.runs))
-		for _, r := range e.runs {
-			runs = append(runs, r)
-		}
-		e.mu.Unlock()
-		for _, r := range runs {
+		for _, r := range e.liveRuns() {
 			r.Cancel("the engine is closing")
 		}
 	}
