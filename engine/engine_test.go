@@ -424,7 +424,7 @@ func TestEngine_SavedWorkflowFailingItsChecksReportsItsOwnError(t *testing.T) {
 		line int
 	}{
 		{"typed", engine.CodeScriptParse, 3},
-		{"nameless", engine.CodeMetaInvalid, 0}, // a missing field has no position
+		{"nameless", engine.CodeMetaInvalid, 2}, // a missing field has no position: the workflow() call has
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

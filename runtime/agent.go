@@ -165,93 +165,110 @@ func CheckAgentOptions(keys []string, objectForm bool, p agentapi.Provider) *Opt
 // misuse as a fatal error (it returns false then). A key whose value is
 // undefined counts as absent.
 func (r *run) readOptions(c *child, opts *goja.Object, form callForm) bool {
-	var present []string
-	var values []goja.Value // read once: an option may be a getter
-	for _, k := range opts.Keys() {
-		if v := opts.Get(k); v != nil && !goja.IsUndefined(v) {
-			present = append(present, k)
-			values = append(values, v)
-		}
-	}
-	if bad := CheckAgentOptions(present, form == formObject, r.cfg.Provider); bad != nil {
-		r.fail(bad.Err)
+	keys, values := presentOptions(opts)
+	if bad := CheckAgentOptions(keys, form == formObject, r.cfg.Provider); bad != nil {
+		r.raise(bad.Err)
 		return false
 	}
-	for i, k := range present {
-		v := values[i]
+	for i, k := range keys {
 		if k == "prompt" {
 			continue
 		}
-		bad := func(want string) bool {
-			r.fatalf(wferr.InvalidArgument, "agent() option %s must be %s, got %s", k, want, describe(v))
+		if err := optionReaders[k](r, c, values[i]); err != nil {
+			r.raise(err)
 			return false
-		}
-		switch k {
-		case "label", "description":
-			if !isString(v) {
-				return bad("a string")
-			}
-			c.req.Label = truncateRunes(strings.TrimSpace(v.String()), 200)
-		case "phase":
-			if !isString(v) {
-				return bad("a string")
-			}
-			c.req.Phase = v.String()
-		case "model", "effort", "agentType", "persona", "isolation":
-			if !isString(v) {
-				return bad("a string")
-			}
-			switch k {
-			case "model":
-				c.req.Model = v.String()
-			case "effort":
-				c.req.Effort = v.String()
-			case "agentType", "persona":
-				c.req.Persona = v.String()
-			case "isolation":
-				c.req.Isolation = v.String()
-			}
-		case "tools":
-			obj, ok := v.(*goja.Object)
-			if !ok || !isArray(obj) {
-				return bad("an array of tool names")
-			}
-			tools := []string{}
-			for _, item := range exportArray(obj) {
-				if !isString(item) {
-					return bad("an array of tool names (strings)")
-				}
-				tools = append(tools, item.String())
-			}
-			c.req.Tools = tools
-		case "maxTurns":
-			n, ok := positiveInt(v)
-			if !ok {
-				return bad("a positive integer")
-			}
-			c.req.MaxTurns = n
-		case "timeoutMs":
-			n, ok := positiveInt(v)
-			if !ok {
-				return bad("a positive number of milliseconds")
-			}
-			c.req.Timeout = time.Duration(n) * time.Millisecond
-		case "schema":
-			obj, ok := v.(*goja.Object)
-			if !ok || isArray(obj) || isFunction(obj) {
-				r.fatalf(wferr.UnsupportedSchema, "agent() option schema must be a JSON Schema object such as {type:'object', properties:{…}, required:[…]}, got %s", describe(v))
-				return false
-			}
-			s, err := r.compileSchema(obj)
-			if err != nil {
-				r.fail(err)
-				return false
-			}
-			c.schema = s
-			c.req.Schema = s.Raw()
 		}
 	}
 	return true
+}
+
+// presentOptions returns the keys of opts whose values are not undefined,
+// and those values, each read once (an option may be a getter).
+func presentOptions(opts *goja.Object) (keys []string, values []goja.Value) {
+	for _, k := range opts.Keys() {
+		if v := opts.Get(k); v != nil && !goja.IsUndefined(v) {
+			keys = append(keys, k)
+			values = append(values, v)
+		}
+	}
+	return keys, values
+}
+
+// optionReader reads one option's value into a child's request, or says
+// what is wrong with it.
+type optionReader func(r *run, c *child, v goja.Value) *wferr.Error
+
+// optionReaders has one reader per key of agentOptions.
+var optionReaders = map[string]optionReader{
+	"label":       stringOption("label", func(c *child, s string) { c.req.Label = truncateRunes(strings.TrimSpace(s), 200) }),
+	"description": stringOption("description", func(c *child, s string) { c.req.Label = truncateRunes(strings.TrimSpace(s), 200) }),
+	"phase":       stringOption("phase", func(c *child, s string) { c.req.Phase = s }),
+	"model":       stringOption("model", func(c *child, s string) { c.req.Model = s }),
+	"effort":      stringOption("effort", func(c *child, s string) { c.req.Effort = s }),
+	"agentType":   stringOption("agentType", func(c *child, s string) { c.req.Persona = s }),
+	"persona":     stringOption("persona", func(c *child, s string) { c.req.Persona = s }),
+	"isolation":   stringOption("isolation", func(c *child, s string) { c.req.Isolation = s }),
+	"tools":       readTools,
+	"maxTurns":    positiveOption("maxTurns", "a positive integer", func(c *child, n int) { c.req.MaxTurns = n }),
+	"timeoutMs": positiveOption("timeoutMs", "a positive whole number of milliseconds", func(c *child, n int) {
+		c.req.Timeout = time.Duration(n) * time.Millisecond
+	}),
+	"schema": readSchema,
+}
+
+func badOption(key, want string, v goja.Value) *wferr.Error {
+	return wferr.New(wferr.InvalidArgument, "agent() option %s must be %s, got %s", key, want, describe(v))
+}
+
+func stringOption(key string, set func(*child, string)) optionReader {
+	return func(r *run, c *child, v goja.Value) *wferr.Error {
+		if !isString(v) {
+			return badOption(key, "a string", v)
+		}
+		set(c, v.String())
+		return nil
+	}
+}
+
+func positiveOption(key, want string, set func(*child, int)) optionReader {
+	return func(r *run, c *child, v goja.Value) *wferr.Error {
+		n, ok := positiveInt(v)
+		if !ok {
+			return badOption(key, want, v)
+		}
+		set(c, n)
+		return nil
+	}
+}
+
+func readTools(r *run, c *child, v goja.Value) *wferr.Error {
+	obj, ok := v.(*goja.Object)
+	if !ok || !isArray(obj) {
+		return badOption("tools", "an array of tool names such as ['Read', 'Grep']", v)
+	}
+	tools := []string{}
+	for i, item := range exportArray(obj) {
+		if !isString(item) {
+			return wferr.New(wferr.InvalidArgument, "agent() option tools must hold tool names (strings), but item %d is %s", i, describe(item))
+		}
+		tools = append(tools, item.String())
+	}
+	c.req.Tools = tools
+	return nil
+}
+
+func readSchema(r *run, c *child, v goja.Value) *wferr.Error {
+	obj, ok := v.(*goja.Object)
+	if !ok || isArray(obj) || isFunction(obj) {
+		return wferr.New(wferr.UnsupportedSchema, "agent() option schema must be a JSON Schema object such as {type:'object', properties:{…}, required:[…]}, got %s", describe(v))
+	}
+	s, err := r.compileSchema(obj)
+	if err != nil {
+		return err
+	}
+	c.schema = s
+	c.req.Schema = s.Raw()
+	return nil
 }
 
 // compileSchema compiles a schema object, caching by its JSON text: scripts

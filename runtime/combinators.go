@@ -107,9 +107,14 @@ func (r *run) checkCombinator(call goja.FunctionCall) goja.Value {
 	}
 	if name == "parallel" {
 		for i, t := range exportArray(obj) {
-			if o, ok := t.(*goja.Object); !ok || !isFunction(o) {
-				return r.fatalf(wferr.InvalidArgument, "parallel() item %d is %s, not a function; wrap each call in a thunk: parallel(items.map(x => () => agent(…)))", i, describe(t))
+			o, ok := t.(*goja.Object)
+			switch {
+			case ok && isFunction(o):
+				continue
+			case ok && isPromise(o):
+				return r.fatalf(wferr.InvalidArgument, "parallel() item %d is a promise, not a function: the call already started when the array was built; pass thunks instead, parallel(items.map(x => () => agent(…))), or await Promise.all over the promises", i)
 			}
+			return r.fatalf(wferr.InvalidArgument, "parallel() item %d is %s, not a function; wrap each call in a thunk: parallel(items.map(x => () => agent(…)))", i, describe(t))
 		}
 		return goja.Undefined()
 	}

@@ -139,8 +139,7 @@ func (r *run) workflowFunc(depth int) func(goja.FunctionCall) goja.Value {
 		s, err := r.cfg.LoadWorkflow(name.String())
 		if err != nil {
 			if we, ok := wferr.As(err); ok {
-				r.fail(we)
-				return goja.Undefined()
+				return r.raise(we)
 			}
 			return r.fatalf(wferr.InvalidArgument, "workflow(%q): %v", name.String(), err)
 		}

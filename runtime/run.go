@@ -400,9 +400,20 @@ func (r *run) emit(ev Event) {
 	r.emitLocked(ev)
 }
 
-// fatalf records a fatal error raised by a host function on the loop goroutine.
+// fatalf records a fatal error raised by a host function (see raise).
 func (r *run) fatalf(code wferr.Code, format string, args ...any) goja.Value {
-	r.fail(wferr.New(code, format, args...))
+	return r.raise(wferr.New(code, format, args...))
+}
+
+// raise records a fatal error raised by a host function, at the position of
+// the script's call of it when err has none, so that a script with twenty
+// agent() calls can tell which one was wrong. Loop goroutine, inside a host
+// function.
+func (r *run) raise(err *wferr.Error) goja.Value {
+	if err.Line == 0 {
+		err.Line, err.Column = r.rt.CallerPosition()
+	}
+	r.fail(err)
 	return goja.Undefined()
 }
 

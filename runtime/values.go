@@ -2,6 +2,10 @@ package runtime
 
 import (
 	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 )
@@ -48,6 +52,13 @@ func isPlainObject(v goja.Value) bool {
 	return false
 }
 
+// promiseType is what a promise object exports as. goja's promises have the
+// class name "Object", so the type is how to tell them.
+var promiseType = reflect.TypeOf((*goja.Promise)(nil))
+
+// isPromise reports whether o is a promise, without reading any property.
+func isPromise(o *goja.Object) bool { return o.ExportType() == promiseType }
+
 func exportArray(o *goja.Object) []goja.Value {
 	n := int(o.Get("length").ToInteger())
 	out := make([]goja.Value, n)
@@ -57,7 +68,9 @@ func exportArray(o *goja.Object) []goja.Value {
 	return out
 }
 
-// describe names a value's kind for an error message.
+// describe names a value for an error message: primitives as the script
+// would write them (0, -1.5, true, "a string", an empty string), objects by
+// kind. It reads no property that could run script code beyond length.
 func describe(v goja.Value) string {
 	if v == nil || goja.IsUndefined(v) {
 		return "undefined"
@@ -68,21 +81,34 @@ func describe(v goja.Value) string {
 	if o, ok := v.(*goja.Object); ok {
 		switch {
 		case isArray(o):
-			return "an array"
+			n := o.Get("length").ToInteger()
+			if n == 0 {
+				return "an empty array"
+			}
+			return fmt.Sprintf("an array of %d items", n)
 		case isFunction(o):
 			return "a function"
-		case o.ClassName() == "Promise":
+		case isPromise(o):
 			return "a promise (did you forget await?)"
+		case o.ClassName() == "String", o.ClassName() == "Number", o.ClassName() == "Boolean":
+			return "a boxed " + strings.ToLower(o.ClassName()) + " (new " + o.ClassName() + "(…)); pass the plain value"
 		}
 		return "an object"
 	}
-	switch v.Export().(type) {
+	switch x := v.Export().(type) {
 	case string:
-		return "a string"
-	case int64, float64:
-		return "a number"
-	case bool:
-		return "a boolean"
+		if x == "" {
+			return "an empty string"
+		}
+		if strings.TrimSpace(x) == "" {
+			return "a string of only spaces"
+		}
+		if utf8.RuneCountInString(x) > 40 {
+			x = string([]rune(x)[:39]) + "…"
+		}
+		return strconv.Quote(x)
+	case int64, float64, bool:
+		return v.String()
 	}
 	return "a " + v.ExportType().String()
 }

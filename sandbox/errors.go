@@ -69,6 +69,13 @@ func (r *Runtime) RejectionError(v goja.Value) error {
 	return r.Error(err)
 }
 
+// CallerPosition returns the user's line and column of the innermost frame
+// of a loaded script on the VM's stack — for a host function, the script's
+// call of it — or (0, 0) when no script code is running. Loop goroutine.
+func (r *Runtime) CallerPosition() (line, col int) {
+	return r.position(r.VM.CaptureCallStack(0, nil))
+}
+
 // position returns the user's line and column of the innermost frame that
 // lies in a loaded script, or (0, 0).
 func (r *Runtime) position(stack []goja.StackFrame) (line, col int) {

@@ -226,7 +226,7 @@ func (r *Runtime) checkRegexpTime(start time.Time, excluded time.Duration, this 
 	if label != nil {
 		this = label()
 	}
-	line, col := r.position(r.VM.CaptureCallStack(0, nil))
+	line, col := r.CallerPosition()
 	r.regexpErr = wferr.At(wferr.ResourceLimit, line, col,
 		"a regular expression took longer than %s to match (catastrophic backtracking in %s); simplify the pattern: avoid nested quantifiers like (a+)+",
 		r.regexpTimeout, regexpLabel(this))
