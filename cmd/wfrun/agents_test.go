@@ -17,10 +17,10 @@ func agentsWorkspace(t *testing.T) (ws, home string) {
 	ws, home = filepath.Join(root, "ws"), filepath.Join(root, "home")
 	dir := filepath.Join(ws, ".claude", "agents")
 	files := map[string]string{
-		filepath.Join(dir, "route-auditor.md"): "---\nname: route-auditor\ndescription: Audits routes.\ntools: Read, Grep, Glob\nmodel: haiku\n---\nAudit.\n",
-		filepath.Join(dir, "skeptic.md"):       "---\nname: skeptic\ntools: [\"Read\", \"WebSearch\"]\nmodel: sonnet\n---\nDoubt.\n",
-		filepath.Join(dir, "broken.md"):        "---\nname: broken\ntools: [Read\n---\n",
-		filepath.Join(home, ".claude", "agents", "helper.md"): "---\nname: helper\npermissionMode: plan\n---\nHelp.\n",
+		filepath.Join(dir, "route-auditor.md"):                 "---\nname: route-auditor\ndescription: Audits routes.\ntools: Read, Grep, Glob\nmodel: haiku\n---\nAudit.\n",
+		filepath.Join(dir, "skeptic.md"):                       "---\nname: skeptic\ntools: [\"Read\", \"WebSearch\"]\nmodel: sonnet\n---\nDoubt.\n",
+		filepath.Join(dir, "broken.md"):                        "---\nname: broken\ntools: [Read\n---\n",
+		filepath.Join(home, ".claude", "agents", "helper.md"):  "---\nname: helper\npermissionMode: plan\n---\nHelp.\n",
 		filepath.Join(home, ".claude", "agents", "skeptic.md"): "---\nname: skeptic\n---\nThe home one, shadowed.\n",
 	}
 	for path, content := range files {
