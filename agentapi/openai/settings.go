@@ -29,7 +29,7 @@ func (p *Provider) settle(req agentapi.Request) (settings, error) {
 	if req.Persona != "" {
 		per, err := p.cfg.Personas.Lookup(req.Persona)
 		if err != nil {
-			return s, wferr.Wrap(wferr.UnsupportedOption, err, "agentType %q cannot be honoured: %v", req.Persona, err)
+			return s, wferr.Wrap(wferr.UnsupportedOption, err, "%v", err)
 		}
 		s.persona = &per
 	}
