@@ -28,6 +28,11 @@ type Request struct {
 	MaxTurns  int           // 0 = the provider's default
 	Isolation string        // "" = default; provider-defined (e.g. "worktree")
 	Timeout   time.Duration // 0 = none beyond ctx; the run side also puts it on ctx
+
+	// ModelDefaulted says that Model is not the call's own but the run's
+	// default for it (its phase's model or meta.model). A persona's model
+	// then wins over it, while a call's own model wins over the persona's.
+	ModelDefaulted bool
 }
 
 // Status is how a child ended. It is the `outcome` of an agent.end event.

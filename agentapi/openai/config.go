@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/modelmap"
+	"github.com/wfrun/wfrun/agentapi/persona"
 )
 
 // The defaults of a zero Config field.
@@ -75,6 +77,16 @@ type Config struct {
 	// Toolbox holds the tools children may call; nil means no tools.
 	Toolbox agentapi.Toolbox
 
+	// Personas are the personas a request's Persona (agentType) may name;
+	// nil means the built-ins only (general-purpose, Explore, Plan). Load
+	// it once with persona.Load(persona.SearchDirs(…)).
+	Personas *persona.Set
+
+	// Models maps model aliases (opus, sonnet, haiku) and model ids to the
+	// endpoint's models and their context windows; nil maps nothing, so an
+	// alias falls back to Model with a note (see agentapi/modelmap).
+	Models *modelmap.Map
+
 	// TranscriptDir, when not empty, is the folder where each child's
 	// conversation is written as AGENTID.jsonl.
 	TranscriptDir string
@@ -135,6 +147,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Prices == nil {
 		c.Prices = DefaultPrices()
+	}
+	if c.Personas == nil {
+		c.Personas = persona.Load(nil)
 	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}

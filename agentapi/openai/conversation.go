@@ -11,6 +11,8 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/modelmap"
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/agentapi/schema"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
@@ -19,25 +21,31 @@ import (
 // count. Only the goroutine running Run touches it (tool calls run
 // concurrently but only read it).
 type conversation struct {
-	p     *Provider
-	req   agentapi.Request
-	model string
+	p   *Provider
+	req agentapi.Request
+	settings
 
 	msgs    []goopenai.ChatCompletionMessage
-	tools   []goopenai.Tool // the toolbox tools this child may call
-	allowed map[string]bool // their names
+	tools   []goopenai.Tool             // the tools this child may call
+	allowed map[string]agentapi.Toolbox // their names, and the toolbox each comes from
 
 	sch      *schema.Schema // nil for a text call
 	toolMode bool           // the schema is answered through final_answer
 
+	ctxw contextWindow // keeps the history within the model's window
+
 	usage  agentapi.Usage
-	notes  []string
 	tr     *transcript
 	callNo int // numbers tool calls that came without an id
 }
 
 func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (*conversation, error) {
-	c := &conversation{p: p, req: req, model: p.model(req), allowed: map[string]bool{}}
+	set, err := p.settle(req)
+	if err != nil {
+		return nil, err
+	}
+	c := &conversation{p: p, req: req, settings: set, allowed: map[string]agentapi.Toolbox{}}
+	c.ctxw.window = set.window
 	if len(bytes.TrimSpace(req.Schema)) > 0 {
 		sch, err := p.schemas.Get(req.Schema)
 		if err != nil {
@@ -46,23 +54,8 @@ func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (*
 		c.sch = sch
 		c.toolMode = p.cfg.JSONSchemaMode == SchemaTool || (p.cfg.JSONSchemaMode == SchemaAuto && p.toolSchema.Load())
 	}
-	if p.cfg.Toolbox != nil {
-		all, err := p.cfg.Toolbox.Tools(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot list the tools of its toolbox: %v", err)
-		}
-		var mine []agentapi.Tool
-		for _, t := range narrowTools(all, req.Tools) {
-			if t.Name == finalAnswerTool && c.sch != nil {
-				continue // hidden by ours, should the endpoint need it
-			}
-			mine = append(mine, t)
-			c.allowed[t.Name] = true
-		}
-		c.tools = toolDefs(mine)
+	if err := c.pickTools(ctx); err != nil {
+		return nil, err
 	}
 	tr, err := openTranscript(p.cfg.TranscriptDir, req.AgentID)
 	if err != nil {
@@ -73,15 +66,72 @@ func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (*
 	for _, t := range c.tools {
 		names = append(names, t.Function.Name)
 	}
-	tr.write(record{Type: "start", RunID: req.RunID, AgentID: req.AgentID, Model: c.model, Tools: names})
+	start := record{Type: "start", RunID: req.RunID, AgentID: req.AgentID, Model: c.model, Tools: names, ContextWindow: c.ctxw.window}
+	if c.persona != nil {
+		start.Persona, start.Source = c.persona.Name, c.persona.Source
+	}
+	tr.write(start)
 
 	var schemaText []byte
 	if c.sch != nil {
 		schemaText = c.sch.Raw()
 	}
-	c.add(goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleSystem, Content: systemPrompt(schemaText, c.toolMode)})
+	c.add(goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleSystem, Content: c.systemPrompt(schemaText)})
 	c.add(goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: req.Prompt})
 	return c, nil
+}
+
+// systemPrompt is the worker framing, the persona's prompt and the schema.
+func (c *conversation) systemPrompt(schemaText []byte) string {
+	var role string
+	if c.persona != nil {
+		role = c.persona.Prompt
+	}
+	return systemPrompt(role, schemaText, c.toolMode)
+}
+
+// pickTools lists the tools of every tool source and keeps those the
+// request may use: persona.NarrowTools decides, over the names of all
+// sources together, so that the persona's and the call's narrowing apply
+// to every source alike. A name two sources both have is the first's.
+func (c *conversation) pickTools(ctx context.Context) error {
+	var all []agentapi.Tool
+	from := map[string]agentapi.Toolbox{}
+	for _, box := range c.p.toolSources() {
+		ts, err := box.Tools(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot list the tools of its toolbox: %v", err)
+		}
+		for _, t := range ts {
+			if _, dup := from[t.Name]; dup || (t.Name == finalAnswerTool && c.sch != nil) {
+				continue // final_answer is hidden by ours, should the endpoint need it
+			}
+			from[t.Name] = box
+			all = append(all, t)
+		}
+	}
+	names := make([]string, len(all))
+	for i, t := range all {
+		names[i] = t.Name
+	}
+	keep, notes := persona.NarrowTools(names, c.persona, c.req.Tools)
+	c.notes = append(c.notes, notes...)
+	kept := make(map[string]bool, len(keep))
+	for _, n := range keep {
+		kept[n] = true
+	}
+	var mine []agentapi.Tool
+	for _, t := range all {
+		if kept[t.Name] {
+			mine = append(mine, t)
+			c.allowed[t.Name] = from[t.Name]
+		}
+	}
+	c.tools = toolDefs(mine)
+	return nil
 }
 
 // add appends m to the conversation and the transcript.
@@ -92,10 +142,7 @@ func (c *conversation) add(m goopenai.ChatCompletionMessage) {
 
 // run is the agent loop. See the package documentation for its rules.
 func (c *conversation) run(ctx context.Context) (agentapi.Result, error) {
-	maxTurns := c.req.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = c.p.cfg.MaxTurns
-	}
+	maxTurns := c.maxTurns
 	invalid := 0 // answers that did not satisfy the schema
 	for turn := 0; turn < maxTurns; turn++ {
 		msg, end, err := c.ask(ctx, true)
@@ -160,16 +207,23 @@ func (c *conversation) run(ctx context.Context) (agentapi.Result, error) {
 // lastTurn is the turn after the limit: no tools, one request for the best
 // final answer.
 func (c *conversation) lastTurn(ctx context.Context, maxTurns int) (agentapi.Result, error) {
-	c.add(userMessage(lastTurnMessage(c.sch != nil, c.toolMode)))
+	why := fmt.Sprintf("the agent reached its limit of %d turns", maxTurns)
+	return c.finalTurn(ctx, lastTurnMessage(c.sch != nil, c.toolMode), "max_turns reached", agentapi.FailureMaxTurns, why)
+}
+
+// finalTurn asks, without tools, for the best final answer now. note is
+// added to the child's notes; a reply with nothing usable fails the child
+// with kind, explained by why.
+func (c *conversation) finalTurn(ctx context.Context, prompt, note string, kind agentapi.FailureKind, why string) (agentapi.Result, error) {
+	c.add(userMessage(prompt))
 	msg, end, err := c.ask(ctx, false)
 	if end != nil || err != nil {
 		return c.result(end), err
 	}
-	why := fmt.Sprintf("the agent reached its limit of %d turns", maxTurns)
-	c.notes = append(c.notes, "max_turns reached")
+	c.notes = append(c.notes, note)
 	if c.sch == nil {
 		if strings.TrimSpace(msg.Content) == "" {
-			return c.failed(agentapi.FailureMaxTurns, why+" without a final answer"), nil
+			return c.failed(kind, why+" without a final answer"), nil
 		}
 		return c.completed(msg.Content, nil), nil
 	}
@@ -178,29 +232,46 @@ func (c *conversation) lastTurn(ctx context.Context, maxTurns int) (agentapi.Res
 		text = answer.Function.Arguments
 	}
 	if strings.TrimSpace(text) == "" {
-		return c.failed(agentapi.FailureMaxTurns, why+" without a final answer"), nil
+		return c.failed(kind, why+" without a final answer"), nil
 	}
 	out, verr := c.check(text)
 	if verr != nil {
-		return c.failed(agentapi.FailureMaxTurns, fmt.Sprintf("%s, and its last answer does not satisfy the schema: %v", why, verr)), nil
+		return c.failed(kind, fmt.Sprintf("%s, and its last answer does not satisfy the schema: %v", why, verr)), nil
 	}
 	return c.completed("", out), nil
 }
 
 // ask sends the conversation and appends the model's reply. withTools
-// false offers no toolbox tools (the final_answer tool stays in tool
-// mode). end is set when the child is over; err when the provider is
-// misconfigured.
+// false offers no tools (the final_answer tool stays in tool mode). end is
+// set when the child is over; err when the provider is misconfigured.
+//
+// Before sending, the history is fitted into the context window. A refusal
+// the endpoint explains is answered once each: response_format (switch to
+// the final_answer tool), reasoning_effort (step the effort down, then
+// drop it), and a context-length error (one final answer on a trimmed
+// history; only a second one fails the child with context_length).
 func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.ChatCompletionMessage, end *agentapi.Result, err error) {
+	c.fit(withTools)
 	resp, err := c.p.complete(ctx, c.request(withTools))
-	var ce *callError
-	if errors.As(err, &ce) && !c.toolMode && c.sch != nil && c.p.cfg.JSONSchemaMode == SchemaAuto && mentionsResponseFormat(ce) {
-		// The endpoint does not take response_format: answer through the
-		// final_answer tool from now on, on every child.
-		c.p.toolSchema.Store(true)
-		c.toolMode = true
-		c.notes = append(c.notes, "the endpoint refused response_format; used the final_answer tool")
-		c.msgs[0].Content = systemPrompt(c.sch.Raw(), true)
+	for tries := 0; err != nil && tries < 3; tries++ {
+		var ce *callError
+		if !errors.As(err, &ce) || ctx.Err() != nil {
+			break
+		}
+		switch {
+		case !c.toolMode && c.sch != nil && c.p.cfg.JSONSchemaMode == SchemaAuto && mentionsResponseFormat(ce):
+			// The endpoint does not take response_format: answer through the
+			// final_answer tool from now on, on every child.
+			c.p.toolSchema.Store(true)
+			c.toolMode = true
+			c.notes = append(c.notes, "the endpoint refused response_format; used the final_answer tool")
+			c.msgs[0].Content = c.systemPrompt(c.sch.Raw())
+		case c.effort != "" && mentionsEffort(ce):
+			c.stepDownEffort()
+		default:
+			tries = 3 // nothing to change: the error stands
+			continue
+		}
 		resp, err = c.p.complete(ctx, c.request(withTools))
 	}
 	if err != nil {
@@ -208,12 +279,17 @@ func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.Ch
 			r := c.ended(ctx)
 			return msg, &r, nil
 		}
+		var ce *callError
 		if !errors.As(err, &ce) {
 			r := c.failed(agentapi.FailureTaskFailed, err.Error())
 			return msg, &r, nil
 		}
 		if ce.fatal != nil {
 			return msg, nil, ce.fatal
+		}
+		if ce.kind == agentapi.FailureContextLength && !c.ctxw.trimmed {
+			r, err := c.answerOnTrimmedHistory(ctx, ce)
+			return msg, &r, err
 		}
 		r := c.failed(ce.kind, ce.msg)
 		return msg, &r, nil
@@ -242,10 +318,43 @@ func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.Ch
 		msg.ToolCalls[i].Index = nil
 	}
 	c.add(msg)
+	c.ctxw.measured(len(c.msgs), resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
 	if choice.FinishReason == goopenai.FinishReasonLength && len(msg.ToolCalls) == 0 {
 		c.notes = append(c.notes, "the answer was cut off at the model's output limit")
 	}
 	return msg, nil, nil
+}
+
+// stepDownEffort answers an endpoint that refused the reasoning_effort:
+// xhigh becomes high, anything else is dropped. The provider remembers the
+// refusal for this model, so that later children skip it.
+func (c *conversation) stepDownEffort() {
+	from := c.effort
+	next := ""
+	if e, err := modelmap.ParseEffort(from); err == nil {
+		if lower, ok := e.StepDown(); ok {
+			next = lower.ReasoningEffort()
+		}
+	}
+	c.p.efforts.Store(c.model+"\x00"+from, next)
+	c.effort = next
+	if next == "" {
+		c.notes = append(c.notes, fmt.Sprintf("the endpoint refused reasoning_effort %s; sent none", from))
+	} else {
+		c.notes = append(c.notes, fmt.Sprintf("the endpoint refused reasoning_effort %s; used %s", from, next))
+	}
+}
+
+// answerOnTrimmedHistory is the one retry after the endpoint said the
+// conversation is too long: every tool result becomes a one-line stub (the
+// oldest exchanges go entirely if that is still too much), and one turn
+// without tools asks for the final answer.
+func (c *conversation) answerOnTrimmedHistory(ctx context.Context, ce *callError) (agentapi.Result, error) {
+	c.ctxw.trimmed = true
+	c.trim()
+	why := fmt.Sprintf("the conversation outgrew the model's context window (%s)", ce.msg)
+	return c.finalTurn(ctx, trimmedMessage(c.sch != nil, c.toolMode),
+		"the endpoint refused the conversation as too long; answered on a trimmed history", agentapi.FailureContextLength, why)
 }
 
 // request builds the chat completion request for the next turn.
@@ -253,7 +362,7 @@ func (c *conversation) request(withTools bool) goopenai.ChatCompletionRequest {
 	r := goopenai.ChatCompletionRequest{
 		Model:           c.model,
 		Messages:        c.msgs,
-		ReasoningEffort: c.req.Effort,
+		ReasoningEffort: c.effortFor(),
 	}
 	if withTools {
 		r.Tools = append(r.Tools, c.tools...)
@@ -282,6 +391,19 @@ func (c *conversation) request(withTools bool) goopenai.ChatCompletionRequest {
 	return r
 }
 
+// effortFor is the reasoning_effort to send: the child's, unless the
+// endpoint already refused it for this model.
+func (c *conversation) effortFor() string {
+	for range 3 { // xhigh → high → none at most
+		v, ok := c.p.efforts.Load(c.model + "\x00" + c.effort)
+		if !ok || c.effort == "" {
+			break
+		}
+		c.effort = v.(string)
+	}
+	return c.effort
+}
+
 // check validates an answer against the schema and returns it compacted.
 func (c *conversation) check(text string) (json.RawMessage, error) {
 	raw := json.RawMessage(strings.TrimSpace(text))
@@ -297,6 +419,7 @@ func (c *conversation) check(text string) (json.RawMessage, error) {
 
 func (c *conversation) addToolResults(outs []toolOutcome) {
 	for _, o := range outs {
+		c.ctxw.noteSize(o.call.ID, len(o.content))
 		c.msgs = append(c.msgs, goopenai.ChatCompletionMessage{
 			Role: goopenai.ChatMessageRoleTool, ToolCallID: o.call.ID, Name: o.call.Function.Name, Content: o.content,
 		})
@@ -358,9 +481,12 @@ func (c *conversation) result(r *agentapi.Result) agentapi.Result {
 	res.Usage = c.usage
 	cost, note := c.p.price(c.model, c.usage)
 	res.Usage.CostUSD = cost
-	notes := c.notes
+	notes := append([]string(nil), c.notes...)
+	if n := c.ctxw.note(); n != "" {
+		notes = append(notes, n)
+	}
 	if note != "" {
-		notes = append(notes[:len(notes):len(notes)], note)
+		notes = append(notes, note)
 	}
 	res.Note = strings.Join(notes, "; ")
 	return res

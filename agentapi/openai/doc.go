@@ -9,7 +9,8 @@
 // with its siblings: a system prompt (a worker persona: the final message is
 // the return value, never ask questions back, be concise), the request's
 // prompt as the user message, its own message history, its own turn limit
-// (Request.MaxTurns, else Config.MaxTurns, default 20) and its own usage.
+// (Request.MaxTurns, else the persona's maxTurns, else Config.MaxTurns,
+// default 20) and its own usage.
 //
 // A turn sends the conversation with the child's tools. When the reply
 // calls tools, the calls of that turn run concurrently and their results
@@ -19,11 +20,43 @@
 // final answer: the child completes with the Note "max_turns reached", or
 // fails with max_turns if it still gives nothing usable.
 //
-// Tools come from Config.Toolbox (for example the MCP servers of a config
-// file), listed at the start of every Run. Request.Tools narrows them by
-// name and never widens them: a name the toolbox does not have is simply
-// not available, and a call to a tool the child was not given is answered
-// with an error the model sees.
+// Tools come from the provider's tool sources (today Config.Toolbox, for
+// example the MCP servers of a config file), listed at the start of every
+// Run. persona.NarrowTools decides which of them a child gets: the
+// persona's tools, minus its disallowedTools, then the request's Tools. It
+// never widens: a name no source has is simply not available, and a call
+// to a tool the child was not given is answered with an error the model
+// sees.
+//
+// # Personas, models and effort
+//
+// Request.Persona (agentType) names a persona of Config.Personas (nil: the
+// built-ins general-purpose, Explore and Plan). Its body is the system
+// prompt, under the worker framing above; a persona tool the child cannot
+// have is dropped with a note. An unknown name makes Run return an
+// UNSUPPORTED_OPTION error; Personas exposes the set so that the run side
+// can refuse the name before it starts the child. The call's own model,
+// effort and maxTurns win over the persona's, which win over the run's
+// defaults (Request.ModelDefaulted tells them apart). The model then goes
+// through Config.Models (agentapi/modelmap): an alias the map does not
+// name falls back to Config.Model with a note, except on Anthropic's
+// endpoint. The effort is sent as reasoning_effort; an endpoint that
+// answers 400 naming the effort is asked again with a lower one (xhigh
+// becomes high) or none, with a note, and the provider remembers the
+// refusal for that model.
+//
+// # The context window
+//
+// Each conversation's size is estimated against the model's context
+// window (the model map's contextWindow, else the model family's published
+// window, else modelmap.FallbackContextWindow). Before a request would
+// exceed it (less a reserve for the answer), the oldest tool results
+// become one-line stubs and, if need be, the latest are cut; the task and
+// the latest turn stay, and the note says what was elided. If the endpoint
+// still refuses the conversation as too long, one last turn without tools
+// asks for the final answer on a history whose every tool result is a
+// stub; only when that is refused too does the child fail with
+// context_length.
 //
 // # Structured output
 //
@@ -53,7 +86,7 @@
 // failing every child. Every other failure is a Result whose Failure is one
 // of: upstream_unavailable (connection refused, DNS, 5xx after retries),
 // rate_limited (429 after retries), context_length (a 400 saying the
-// conversation is too long), timeout (the child's deadline, or every
+// conversation is too long, again after the trimmed retry), timeout (the child's deadline, or every
 // attempt exceeded RequestTimeout: status timed_out), cancelled (the
 // context was cancelled; the HTTP request in flight is aborted at once),
 // invalid_output, max_turns and task_failed (any other refusal).
@@ -73,10 +106,9 @@
 //
 // # Not yet
 //
-// Personas (agentType: an agents folder of Markdown files with front
-// matter) and isolation are a later step: Capabilities reports them false,
-// so the run refuses those options with UNSUPPORTED_OPTION. Responses are
-// not streamed.
+// Isolation (worktrees) is a later step: Capabilities reports it false, so
+// the run refuses that option with UNSUPPORTED_OPTION. Responses are not
+// streamed.
 //
 // # Concurrency
 //

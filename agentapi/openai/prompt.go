@@ -12,19 +12,25 @@ Your final message is your return value: it is handed to a program as it is, so 
 Nobody can answer questions: never ask questions back. If something is unclear, make the most reasonable assumption and, when it matters, state it in one short sentence.
 Be concise. Use the tools you are given when they help; do not describe tool calls you have not made.`
 
-// systemPrompt is the worker persona plus what a schema call needs to know.
-func systemPrompt(schemaText []byte, toolMode bool) string {
-	if schemaText == nil {
-		return workerPersona
-	}
+// systemPrompt is the worker framing, then the persona's own prompt (the
+// body of its file; "" without a persona), then what a schema call needs
+// to know.
+func systemPrompt(role string, schemaText []byte, toolMode bool) string {
 	var b strings.Builder
 	b.WriteString(workerPersona)
-	if toolMode {
-		b.WriteString("\n\nWhen you have the answer, call the tool " + finalAnswerTool + " with it as the arguments. Its arguments must satisfy this JSON Schema:\n")
-	} else {
-		b.WriteString("\n\nYour final message must be only a JSON value, with no other text and no code fence, that satisfies this JSON Schema:\n")
+	if role = strings.TrimSpace(role); role != "" {
+		b.WriteString("\n\n")
+		b.WriteString(role)
 	}
-	b.Write(schemaText)
+	switch {
+	case schemaText == nil:
+	case toolMode:
+		b.WriteString("\n\nWhen you have the answer, call the tool " + finalAnswerTool + " with it as the arguments. Its arguments must satisfy this JSON Schema:\n")
+		b.Write(schemaText)
+	default:
+		b.WriteString("\n\nYour final message must be only a JSON value, with no other text and no code fence, that satisfies this JSON Schema:\n")
+		b.Write(schemaText)
+	}
 	return b.String()
 }
 
@@ -46,4 +52,17 @@ func lastTurnMessage(schema, toolMode bool) string {
 		return "You have used all your turns. Do not call tools. Reply now with your best answer as only the JSON value the schema asks for."
 	}
 	return "You have used all your turns. Do not call tools. Give your best final answer now."
+}
+
+// trimmedMessage asks for the final answer after the history was trimmed
+// to fit the context window.
+func trimmedMessage(schema, toolMode bool) string {
+	const why = "The conversation grew past the model's context window, so the results of your earlier tool calls were removed. "
+	switch {
+	case toolMode:
+		return why + "Do not call any other tool: call " + finalAnswerTool + " now with your best answer from what you found."
+	case schema:
+		return why + "Do not call tools. Reply now with your best answer from what you found, as only the JSON value the schema asks for."
+	}
+	return why + "Do not call tools. Give your best final answer now from what you found."
 }

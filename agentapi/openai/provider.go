@@ -3,11 +3,14 @@ package openai
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/modelmap"
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/agentapi/schema"
 )
 
@@ -24,6 +27,13 @@ type Provider struct {
 	// toolSchema is set once an endpoint in SchemaAuto mode refused
 	// response_format: later schema calls go straight to the tool.
 	toolSchema atomic.Bool
+
+	// efforts remembers, per model and reasoning_effort value the endpoint
+	// refused, the value sent instead ("" for none), so that later children
+	// do not pay for the same refusal. Keys are "MODEL\x00EFFORT".
+	efforts sync.Map
+
+	anthropic bool // the endpoint is Anthropic's: Claude aliases have models there
 }
 
 var _ agentapi.Provider = (*Provider)(nil)
@@ -39,47 +49,50 @@ func New(cfg Config) (*Provider, error) {
 	cc := goopenai.DefaultConfig(cfg.APIKey)
 	cc.BaseURL = cfg.BaseURL
 	cc.HTTPClient = recordingDoer{c: cfg.HTTPClient}
-	return &Provider{cfg: cfg, client: goopenai.NewClientWithConfig(cc)}, nil
+	return &Provider{cfg: cfg, client: goopenai.NewClientWithConfig(cc), anthropic: modelmap.IsAnthropic(cfg.BaseURL)}, nil
 }
 
 // Name returns "openai".
 func (p *Provider) Name() string { return "openai" }
 
-// Capabilities returns what the provider honours: schema, tools, maxTurns,
-// model and effort. Personas (agentType) and isolation are not supported.
+// Capabilities returns what the provider honours: schema, tools, personas
+// (agentType), maxTurns, model and effort. Isolation is not supported.
 func (p *Provider) Capabilities() agentapi.Capabilities {
 	return agentapi.Capabilities{
 		OutputSchema: true,
 		ToolFilter:   true,
+		Persona:      true,
 		Effort:       true,
 		Model:        true,
 		MaxTurns:     true,
 	}
 }
 
+// Personas returns the personas a request may name, so that the run side
+// can refuse an unknown agentType before it dispatches a child. It is
+// never nil: without Config.Personas it holds the built-ins.
+func (p *Provider) Personas() *persona.Set { return p.cfg.Personas }
+
+// Models returns the provider's model map (nil when none is configured).
+func (p *Provider) Models() *modelmap.Map { return p.cfg.Models }
+
 // Run runs one child: a fresh conversation of at most the request's turn
 // limit. It returns an error only when the provider is misconfigured (the
 // endpoint refuses the credentials, the toolbox cannot list its tools, the
-// transcript cannot be written); every other outcome is a Result.
+// transcript cannot be written) or the request names a persona that does
+// not exist (UNSUPPORTED_OPTION); every other outcome is a Result.
 func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
 	c, err := p.newConversation(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return (&conversation{p: p, model: p.model(req)}).ended(ctx), nil
+			s, _ := p.settle(req)
+			return (&conversation{p: p, settings: s}).ended(ctx), nil
 		}
 		return agentapi.Result{}, err
 	}
 	res, err := c.run(ctx)
 	c.finish(res, err)
 	return res, err
-}
-
-// model is the model a request runs on.
-func (p *Provider) model(req agentapi.Request) string {
-	if req.Model != "" {
-		return req.Model
-	}
-	return p.cfg.Model
 }
 
 // price returns the cost of u on model, and a note when the model has no

@@ -308,14 +308,17 @@ func TestA400IsNotRetried(t *testing.T) {
 	}
 }
 
-func TestAContextLengthErrorIsClassified(t *testing.T) {
-	s := newServer(t, fail(http.StatusBadRequest, "context_length_exceeded",
-		"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens."))
+func TestAContextLengthErrorIsRetriedOnceOnATrimmedHistoryThenClassified(t *testing.T) {
+	tooLong := fail(http.StatusBadRequest, "context_length_exceeded",
+		"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.")
+	s := newServer(t, tooLong, tooLong)
 	res := run(t, mustNew(t, testConfig(s)), agentapi.Request{Prompt: "x"})
 	wantStatus(t, res, agentapi.StatusFailed, agentapi.FailureContextLength)
-	if n := len(s.requests()); n != 1 {
-		t.Errorf("requests = %d, want 1", n)
+	contains(t, "error", res.Error, "maximum context length is 128000 tokens")
+	if n := len(s.requests()); n != 2 {
+		t.Errorf("requests = %d, want 2 (the turn and one answer on a trimmed history)", n)
 	}
+	contains(t, "retry message", lastMessage(s.requests()[1].body).Content, "grew past the model's context window")
 }
 
 func TestA401FailsTheRunWithAgentStartNamingTheVariable(t *testing.T) {

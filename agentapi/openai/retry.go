@@ -319,3 +319,12 @@ func mentionsResponseFormat(ce *callError) bool {
 	t := strings.ToLower(ce.msg)
 	return strings.Contains(t, "response_format") || strings.Contains(t, "json_schema")
 }
+
+// mentionsEffort reports whether a 400 or 422 refuses the reasoning_effort
+// (a model without reasoning, or a level it does not know).
+func mentionsEffort(ce *callError) bool {
+	if ce.status != http.StatusBadRequest && ce.status != http.StatusUnprocessableEntity {
+		return false
+	}
+	return strings.Contains(strings.ToLower(ce.msg), "effort") // reasoning_effort, reasoning.effort, "reasoning effort"
+}

@@ -20,24 +20,15 @@ const finalAnswerTool = "final_answer"
 // emptyObjectSchema is the parameters of a tool that declares none.
 var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// narrowTools returns the toolbox tools a request may use: all of them
-// when names is nil, else those whose name is in names. A name in names
-// that the toolbox does not have is simply not available.
-func narrowTools(all []agentapi.Tool, names []string) []agentapi.Tool {
-	if names == nil {
-		return all
+// toolSources are the toolboxes a child's tools come from, in order: a
+// tool name the first has hides the same name in later ones. Today that
+// is Config.Toolbox (MCP servers); built-in workspace tools are the next.
+func (p *Provider) toolSources() []agentapi.Toolbox {
+	var boxes []agentapi.Toolbox
+	if p.cfg.Toolbox != nil {
+		boxes = append(boxes, p.cfg.Toolbox)
 	}
-	want := make(map[string]bool, len(names))
-	for _, n := range names {
-		want[n] = true
-	}
-	var out []agentapi.Tool
-	for _, t := range all {
-		if want[t.Name] {
-			out = append(out, t)
-		}
-	}
-	return out
+	return boxes
 }
 
 // toolDefs renders tools for the API.
@@ -88,7 +79,8 @@ func (c *conversation) runTools(ctx context.Context, calls []goopenai.ToolCall) 
 // callTool runs one tool call, refusing names the child was not given.
 func (c *conversation) callTool(ctx context.Context, call goopenai.ToolCall) (string, error) {
 	name := call.Function.Name
-	if !c.allowed[name] {
+	box := c.allowed[name]
+	if box == nil {
 		return "", fmt.Errorf("the tool %q is not available to this agent; available tools: %s", name, c.toolList())
 	}
 	args := strings.TrimSpace(call.Function.Arguments)
@@ -98,7 +90,7 @@ func (c *conversation) callTool(ctx context.Context, call goopenai.ToolCall) (st
 	if !json.Valid([]byte(args)) {
 		return "", fmt.Errorf("the arguments of %s are not valid JSON; call it again with a JSON object", name)
 	}
-	return c.p.cfg.Toolbox.Call(ctx, name, json.RawMessage(args))
+	return box.Call(ctx, name, json.RawMessage(args))
 }
 
 func (c *conversation) toolList() string {

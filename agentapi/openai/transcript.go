@@ -18,10 +18,13 @@ import (
 // per event, for a person debugging a run. Only the child's own goroutine
 // writes to it. A nil *transcript writes nothing.
 //
-// Records, by "type": "start" (runId, agentId, model, tools), "message"
-// (a system, user or assistant message; an assistant message carries its
-// tool calls), "tool_result" (toolCallId, name, content, isError), "usage"
-// (one turn's tokens), "end" (status, failure, error, note, usage).
+// Records, by "type": "start" (runId, agentId, model, tools, persona and
+// its source file, contextWindow), "message" (a system, user or assistant
+// message; an assistant message carries its tool calls), "tool_result"
+// (toolCallId, name, content, isError), "elided" (toolCallId, name, bytes:
+// a tool result replaced by a stub, or cut, to fit the context window;
+// content is what the model sees now), "usage" (one turn's tokens), "end"
+// (status, failure, error, note, usage).
 type transcript struct {
 	f   *os.File
 	enc *json.Encoder
@@ -29,22 +32,26 @@ type transcript struct {
 }
 
 type record struct {
-	Type       string                          `json:"type"`
-	Time       time.Time                       `json:"time"`
-	RunID      string                          `json:"runId,omitempty"`
-	AgentID    string                          `json:"agentId,omitempty"`
-	Model      string                          `json:"model,omitempty"`
-	Tools      []string                        `json:"tools,omitempty"`
-	Message    *goopenai.ChatCompletionMessage `json:"message,omitempty"`
-	ToolCallID string                          `json:"toolCallId,omitempty"`
-	Name       string                          `json:"name,omitempty"`
-	Content    string                          `json:"content,omitempty"`
-	IsError    bool                            `json:"isError,omitempty"`
-	Status     agentapi.Status                 `json:"status,omitempty"`
-	Failure    agentapi.FailureKind            `json:"failure,omitempty"`
-	Error      string                          `json:"error,omitempty"`
-	Note       string                          `json:"note,omitempty"`
-	Usage      *agentapi.Usage                 `json:"usage,omitempty"`
+	Type          string                          `json:"type"`
+	Time          time.Time                       `json:"time"`
+	RunID         string                          `json:"runId,omitempty"`
+	AgentID       string                          `json:"agentId,omitempty"`
+	Model         string                          `json:"model,omitempty"`
+	Tools         []string                        `json:"tools,omitempty"`
+	Persona       string                          `json:"persona,omitempty"`
+	Source        string                          `json:"source,omitempty"`
+	ContextWindow int                             `json:"contextWindow,omitempty"`
+	Bytes         int                             `json:"bytes,omitempty"`
+	Message       *goopenai.ChatCompletionMessage `json:"message,omitempty"`
+	ToolCallID    string                          `json:"toolCallId,omitempty"`
+	Name          string                          `json:"name,omitempty"`
+	Content       string                          `json:"content,omitempty"`
+	IsError       bool                            `json:"isError,omitempty"`
+	Status        agentapi.Status                 `json:"status,omitempty"`
+	Failure       agentapi.FailureKind            `json:"failure,omitempty"`
+	Error         string                          `json:"error,omitempty"`
+	Note          string                          `json:"note,omitempty"`
+	Usage         *agentapi.Usage                 `json:"usage,omitempty"`
 }
 
 // openTranscript creates DIR/AGENTID.jsonl, or returns nil when dir is "".
@@ -94,6 +101,10 @@ func (t *transcript) message(m goopenai.ChatCompletionMessage) {
 
 func (t *transcript) toolResult(o toolOutcome) {
 	t.write(record{Type: "tool_result", ToolCallID: o.call.ID, Name: o.call.Function.Name, Content: o.content, IsError: o.failed})
+}
+
+func (t *transcript) elided(m goopenai.ChatCompletionMessage, bytes int) {
+	t.write(record{Type: "elided", ToolCallID: m.ToolCallID, Name: m.Name, Content: m.Content, Bytes: bytes})
 }
 
 func (t *transcript) usage(u agentapi.Usage) {

@@ -3,6 +3,7 @@
 //	wfrun SCRIPT.js [flags]        run a script, print its WorkflowResult JSON on stdout
 //	wfrun check SCRIPT.js [flags]  run every pre-check and execute nothing
 //	wfrun providers                list the sub-agent providers and their capabilities
+//	wfrun agents                   list the personas (agentType) and the files that failed to load
 //
 // stdout carries only the JSON answer; notices, the live progress line (on a
 // terminal) and `--events -` go to stderr. The exit status is the contract a

@@ -10,7 +10,7 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/help.golden")
 
 func TestHelpMatchesTheGoldenFile(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"-h"}, {"check", "--help"}, {"providers", "-h"}, {"testdata/hello.js", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"check", "--help"}, {"providers", "-h"}, {"agents", "--help"}, {"testdata/hello.js", "--help"}} {
 		o := wfrun(t, args...)
 		o.wantCode(t, exitCompleted)
 		if *update && args[0] == "--help" {

@@ -49,6 +49,8 @@ func runMain(args []string, e env) int {
 			return checkCommand(args[1:], e)
 		case "providers":
 			return providersCommand(args[1:], e)
+		case "agents":
+			return agentsCommand(args[1:], e)
 		}
 	}
 	return runCommand(args, e)

@@ -14,6 +14,9 @@ Usage:
   wfrun SCRIPT.js [flags]         run a script; print its result JSON on stdout
   wfrun check SCRIPT.js [flags]   run every pre-check and execute nothing
   wfrun providers                 list the sub-agent providers and what they support
+  wfrun agents [--agents-dir DIR]... [--workspace DIR] [--json]
+                                  list the personas (agentType) found and the
+                                  persona files that failed to load
   wfrun --help | --version
 
 Flags may come before or after SCRIPT.js. SCRIPT.js may be - to read the
@@ -75,6 +78,11 @@ Output:
   On a terminal, stderr shows a live progress line (phase, agents, tokens,
   elapsed time) unless --events - writes there. stdout carries only the result.
 
+agents searches --agents-dir (repeatable, first), then WORKSPACE/.claude/agents,
+WORKSPACE/.wfrun/agents (WORKSPACE: --workspace, default the current folder) and
+~/.claude/agents; the first file to define a name wins. It exits 1 when a file
+failed to load, after printing the listing.
+
 check takes the same flags except --events, and prints
   {"ok":true,"meta":{…},"warnings":[…]}  or  {"ok":false,"errorCode":…,"error":…}
 
@@ -99,6 +107,7 @@ Examples:
 const shortUsage = `usage: wfrun SCRIPT.js [flags]
        wfrun check SCRIPT.js [flags]
        wfrun providers
+       wfrun agents [--agents-dir DIR]... [--workspace DIR] [--json]
 Run 'wfrun --help' for the flags, examples and exit codes.
 `
 

@@ -1,0 +1,330 @@
+package persona
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/wfrun/wfrun/agentapi/modelmap"
+)
+
+// MaxFileSize is the largest persona file read. A system prompt is a few
+// kilobytes; anything near this size is not an agent definition.
+const MaxFileSize = 1 << 20
+
+// LoadError is a persona file that could not be read or parsed.
+type LoadError struct {
+	File    string // the file (or folder) as found
+	Line    int    // 1-based line in the file, the opening --- being line 1; 0 when none applies
+	Message string // a sentence saying what is wrong and what to write instead
+	Err     error  // the cause, if any
+}
+
+// Error renders "FILE:LINE: MESSAGE".
+func (e *LoadError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Message)
+}
+
+// Unwrap returns the cause.
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// The front-matter fields wfrun reads. Every other field is ignored.
+const (
+	fieldName            = "name"
+	fieldDescription     = "description"
+	fieldTools           = "tools"
+	fieldDisallowedTools = "disallowedTools"
+	fieldModel           = "model"
+	fieldEffort          = "effort"
+	fieldMaxTurns        = "maxTurns"
+	fieldPermissionMode  = "permissionMode"
+)
+
+// Parse reads one persona file. file names it in errors and becomes the
+// persona's Source. Every error is a *LoadError with the line in the file.
+func Parse(file string, data []byte) (Persona, error) {
+	maxLine := 0 // the closing fence's line, once known
+	fail := func(line int, err error, format string, args ...any) (Persona, error) {
+		// YAML also breaks lines at a lone \r, which the file's lines (at
+		// \n) do not: keep the line within the front matter.
+		if maxLine > 0 {
+			line = min(line, maxLine)
+		}
+		return Persona{}, &LoadError{File: file, Line: line, Message: fmt.Sprintf(format, args...), Err: err}
+	}
+	if len(data) > MaxFileSize {
+		return fail(0, nil, "is %d bytes, more than the %d a persona file may have; an agent definition is front matter and a system prompt", len(data), MaxFileSize)
+	}
+	front, body, closeLine, ok := splitFrontMatter(data)
+	if !ok {
+		if closeLine == 0 {
+			return fail(1, nil, "does not start with front matter: an agent definition starts with a line ---, then YAML fields (name, description, tools, …), then a line ---, then the system prompt")
+		}
+		return fail(1, nil, "its front matter is never closed: add a line --- after the YAML fields")
+	}
+	maxLine = closeLine
+
+	var doc yaml.Node
+	if err := yaml.Unmarshal(front, &doc); err != nil {
+		line, msg := yamlErrorLine(err)
+		return fail(line, err, "the front matter is not valid YAML: %s", msg)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
+		return fail(1, nil, "the front matter is empty: it needs at least name: NAME")
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return fail(root.Line+1, nil, "the front matter must be YAML fields (key: value), not %s", kindName(root))
+	}
+
+	p := Persona{Source: file, Prompt: body}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		key := k.Value
+		if !isField(key) {
+			continue // color, skills, hooks, …: Claude Code's, not ours
+		}
+		line := k.Line + 1
+		if first, dup := seen[key]; dup {
+			return fail(line, nil, "%s is given twice (first on line %d): keep one", key, first)
+		}
+		seen[key] = line
+		vline := v.Line + 1
+		switch key {
+		case fieldTools, fieldDisallowedTools:
+			list, err := toolList(v)
+			if err != nil {
+				return fail(vline, nil, "%s %v", key, err)
+			}
+			if key == fieldTools {
+				p.Tools = list
+			} else {
+				p.DisallowedTools = list
+			}
+		case fieldMaxTurns:
+			n, err := positiveInt(v)
+			if err != nil {
+				return fail(vline, nil, "maxTurns %v", err)
+			}
+			p.MaxTurns = n
+		default:
+			s, err := scalarString(v)
+			if err != nil {
+				return fail(vline, nil, "%s %v", key, err)
+			}
+			switch key {
+			case fieldName:
+				p.Name = strings.TrimSpace(s)
+				if p.Name == "" || strings.IndexFunc(p.Name, unicode.IsControl) >= 0 {
+					return fail(vline, nil, "name must be a non-empty name on one line, such as code-reviewer")
+				}
+			case fieldDescription:
+				p.Description = strings.TrimSpace(s)
+			case fieldModel:
+				p.Model = strings.TrimSpace(s)
+			case fieldEffort:
+				e, err := modelmap.ParseEffort(s)
+				if err != nil {
+					return fail(vline, err, "%v", err)
+				}
+				p.Effort = e
+			case fieldPermissionMode:
+				m, err := parsePermissionMode(strings.TrimSpace(s))
+				if err != nil {
+					return fail(vline, err, "%v", err)
+				}
+				p.PermissionMode = m
+				p.ReadOnly = m.ReadOnly()
+			}
+		}
+	}
+	if p.Name == "" {
+		return fail(1, nil, "the front matter has no name: add name: NAME (the agentType scripts use)")
+	}
+	return p, nil
+}
+
+func isField(key string) bool {
+	switch key {
+	case fieldName, fieldDescription, fieldTools, fieldDisallowedTools, fieldModel, fieldEffort, fieldMaxTurns, fieldPermissionMode:
+		return true
+	}
+	return false
+}
+
+// splitFrontMatter cuts data into the YAML between the first two ---
+// lines and the body after them. closeLine is the 1-based line of the
+// closing fence; ok is false when there is no opening fence (closeLine 0)
+// or no closing one (closeLine -1). The YAML keeps its line numbers
+// relative to the line after the opening fence.
+func splitFrontMatter(data []byte) (front []byte, body string, closeLine int, ok bool) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) == 0 || !isFence(lines[0]) {
+		return nil, "", 0, false
+	}
+	for i := 1; i < len(lines); i++ {
+		if isFence(lines[i]) {
+			front = bytes.Join(lines[1:i], nil)
+			body = strings.TrimSpace(string(bytes.Join(lines[i+1:], nil)))
+			body = strings.ReplaceAll(body, "\r\n", "\n")
+			return front, body, i + 1, true
+		}
+	}
+	return nil, "", -1, false
+}
+
+func isFence(line []byte) bool {
+	return string(bytes.TrimRight(line, " \t\r\n")) == "---"
+}
+
+// yamlLine matches the position in a go-yaml syntax error.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlErrorLine returns the line in the user's file of a YAML error and its
+// message. The YAML starts on the file's line 2. go-yaml v3 numbers the
+// lines of its scanner's errors from 1 but those of its parser's errors
+// (parserProblems) from 0, so the latter need one more; the golden tests
+// catch a version of the library that changes this.
+func yamlErrorLine(err error) (int, string) {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		if parserProblems[m[2]] {
+			n++
+		}
+		return n + 1, m[2]
+	}
+	return 2, strings.TrimPrefix(msg, "yaml: ")
+}
+
+// parserProblems are the messages of go-yaml's parser (parserc.go), as
+// opposed to its scanner.
+var parserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found undefined tag handle":             true,
+	"found duplicate %YAML directive":        true,
+	"found duplicate %TAG directive":         true,
+	"found incompatible YAML document":       true,
+}
+
+// scalarString is a field's value as a string: any scalar, since YAML reads
+// `model: 4` as a number.
+func scalarString(v *yaml.Node) (string, error) {
+	v = resolveAlias(v)
+	if v.Kind != yaml.ScalarNode {
+		return "", fmt.Errorf("must be a string, not %s", kindName(v))
+	}
+	if v.Tag == "!!null" {
+		return "", nil
+	}
+	return v.Value, nil
+}
+
+func positiveInt(v *yaml.Node) (int, error) {
+	v = resolveAlias(v)
+	if v.Kind == yaml.ScalarNode {
+		if n, err := strconv.Atoi(strings.TrimSpace(v.Value)); err == nil && n > 0 {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("must be a positive whole number of turns, such as 8; got %s", describe(v))
+}
+
+// toolList reads tools or disallowedTools: "Read, Grep", a block list or a
+// flow list. A null value (the key with nothing after it) is absent, which
+// for tools means every tool; an empty string or list means none.
+func toolList(v *yaml.Node) ([]string, error) {
+	v = resolveAlias(v)
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.Tag == "!!null" {
+			return nil, nil
+		}
+		return splitTools(v.Value), nil
+	case yaml.SequenceNode:
+		out := []string{}
+		for _, item := range v.Content {
+			item = resolveAlias(item)
+			if item.Kind != yaml.ScalarNode || item.Tag == "!!null" {
+				return nil, fmt.Errorf("must list tool names, such as [Read, Grep]; item on line %d is %s", item.Line+1, describe(item))
+			}
+			out = append(out, splitTools(item.Value)...)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("must be tool names, as \"Read, Grep\" or a list, not %s", kindName(v))
+}
+
+// splitTools splits "Read, Grep, Bash(git diff:*)" at commas and, outside
+// parentheses, at spaces, so that "Read Grep" is two tools and a
+// specifier such as "git diff:*" stays whole.
+func splitTools(s string) []string {
+	out := []string{}
+	var cur strings.Builder
+	depth := 0
+	flush := func() {
+		if t := strings.TrimSpace(cur.String()); t != "" {
+			out = append(out, t)
+		}
+		cur.Reset()
+	}
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && (r == ',' || unicode.IsSpace(r)):
+			flush()
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	flush()
+	return out
+}
+
+func resolveAlias(v *yaml.Node) *yaml.Node {
+	for i := 0; v.Kind == yaml.AliasNode && v.Alias != nil && i < 16; i++ {
+		v = v.Alias
+	}
+	return v
+}
+
+func kindName(v *yaml.Node) string {
+	switch v.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if v.Tag == "!!null" {
+		return "empty"
+	}
+	return "a single value"
+}
+
+func describe(v *yaml.Node) string {
+	if v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+		return strconv.Quote(v.Value)
+	}
+	return kindName(v)
+}

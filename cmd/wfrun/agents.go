@@ -1,0 +1,168 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/wfrun/wfrun/agentapi/persona"
+)
+
+// agentsCommand is `wfrun agents [--agents-dir DIR]... [--workspace DIR]
+// [--json]`: the personas a run with the same flags would know, where each
+// comes from, and the files that failed to load (FILE:LINE: sentence). It
+// exits 0 when every file loaded and 1 when some did not; the listing is
+// printed either way.
+func agentsCommand(args []string, e env) int {
+	var dirs stringList
+	var workspace string
+	var asJSON, wantHelp bool
+	fs := flag.NewFlagSet("wfrun agents", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(&dirs, "agents-dir", "")
+	fs.StringVar(&workspace, "workspace", "", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.BoolVar(&wantHelp, "help", false, "")
+	fs.BoolVar(&wantHelp, "h", false, "")
+	if err := fs.Parse(args); err != nil {
+		return usageFail(e, "agents: %v", flagError(cmdRun, err))
+	}
+	if wantHelp {
+		return help(e)
+	}
+	if fs.NArg() > 0 {
+		return usageFail(e, "agents takes only flags; got %q", fs.Arg(0))
+	}
+	for _, d := range dirs {
+		if strings.TrimSpace(d) == "" {
+			return usageFail(e, "--agents-dir is empty; give it a folder or leave it out")
+		}
+	}
+	if workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return usageFail(e, "cannot tell the current folder (%v); pass --workspace DIR", err)
+		}
+		workspace = wd
+	} else if info, err := os.Stat(workspace); err != nil || !info.IsDir() {
+		return usageFail(e, "--workspace %s is not a folder", workspace)
+	}
+
+	set := persona.Load(persona.SearchDirs(dirs, workspace, e.getenv("HOME")))
+	code := exitCompleted
+	if len(set.Errors()) > 0 {
+		code = exitFailed
+	}
+	if asJSON {
+		return printJSON(e, agentsListing(set), code)
+	}
+	writeAgents(e.stdout, set)
+	return code
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// agentsJSON is the --json form of the listing.
+type agentsJSON struct {
+	Dirs     []agentsDir       `json:"dirs"`
+	Personas []persona.Persona `json:"personas"`
+	Errors   []agentsError     `json:"errors"`
+}
+
+type agentsDir struct {
+	Path  string `json:"path"`
+	Found bool   `json:"found"`
+}
+
+type agentsError struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+func agentsListing(set *persona.Set) agentsJSON {
+	out := agentsJSON{Dirs: []agentsDir{}, Personas: set.Personas(), Errors: []agentsError{}}
+	found := map[string]bool{}
+	for _, d := range set.FoundDirs() {
+		found[d] = true
+	}
+	for _, d := range set.Dirs() {
+		out.Dirs = append(out.Dirs, agentsDir{Path: d, Found: found[d]})
+	}
+	for _, le := range set.Errors() {
+		out.Errors = append(out.Errors, agentsError{File: le.File, Line: le.Line, Message: le.Message})
+	}
+	return out
+}
+
+// writeAgents prints the listing for a person: the folders, one row per
+// persona, then the errors.
+func writeAgents(w io.Writer, set *persona.Set) {
+	l := agentsListing(set)
+	fmt.Fprintln(w, "Folders searched, first match wins:")
+	for _, d := range l.Dirs {
+		state := ""
+		if !d.Found {
+			state = "  (none)"
+		}
+		fmt.Fprintf(w, "  %s%s\n", d.Path, state)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tMODEL\tTOOLS\tSOURCE\tDESCRIPTION")
+	for _, p := range l.Personas {
+		model := p.Model
+		if model == "" {
+			model = "inherit"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, model, toolsText(p), p.Source, firstLine(p.Description, 60))
+	}
+	_ = tw.Flush()
+	if len(l.Errors) > 0 {
+		fmt.Fprintf(w, "\n%d %s could not be loaded:\n", len(l.Errors), pluralWord(len(l.Errors), "file", "files"))
+		for _, le := range set.Errors() {
+			fmt.Fprintf(w, "  %v\n", le)
+		}
+	}
+}
+
+// toolsText describes a persona's tools in one cell.
+func toolsText(p persona.Persona) string {
+	s := "all"
+	switch {
+	case p.Tools == nil:
+	case len(p.Tools) == 0:
+		s = "none"
+	default:
+		s = strings.Join(p.Tools, ", ")
+	}
+	if len(p.DisallowedTools) > 0 {
+		s += " (not " + strings.Join(p.DisallowedTools, ", ") + ")"
+	}
+	if p.ReadOnly {
+		s += " [read-only]"
+	}
+	return s
+}
+
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
