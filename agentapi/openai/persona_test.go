@@ -152,7 +152,7 @@ func TestAnUnknownPersonaIsUnsupportedOptionNamingTheFoldersAndCloseNames(t *tes
 	cfg := testConfig(s)
 	cfg.Personas = personas(t, map[string]string{"reviewer": reviewerFile})
 	_, err := mustNew(t, cfg).Run(context.Background(), agentapi.Request{AgentID: "ag_1", Prompt: "x", Persona: "reviwer"})
-	if !errors.Is(err, &wferr.Error{Code: wferr.UnsupportedOption}) || !errors.Is(err, persona.ErrUnknown) {
+	if wferr.CodeOf(err) != wferr.UnsupportedOption || !errors.Is(err, persona.ErrUnknown) {
 		t.Fatalf("err = %v, want UNSUPPORTED_OPTION wrapping persona.ErrUnknown", err)
 	}
 	contains(t, "error", err.Error(), `did you mean "reviewer"?`)
