@@ -11,6 +11,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/runtime"
 )
@@ -42,6 +43,13 @@ type Config struct {
 	DefaultProvider string
 	// FakeRules configures the built-in fake provider.
 	FakeRules *fake.Rules
+	// Personas are what agentType may name for the built-in fake provider:
+	// when the set found a folder of persona files, an unknown name is
+	// refused as it would be by a real provider, so that a dry run catches
+	// a typo. Build it with persona.Load(persona.SearchDirs(…)) and give the
+	// same set to the providers you construct (openai.Config.Personas).
+	// nil: the fake provider accepts any name.
+	Personas *persona.Set
 
 	// MaxTotalAgents is the ceiling of accepted agent() calls per run;
 	// requests may lower it, never raise it. 0 means 1000.
@@ -126,7 +134,7 @@ func New(cfg Config) (*Engine, error) {
 		hasFake = hasFake || p.Name() == "fake"
 	}
 	if !hasFake {
-		_ = e.providers.Register(fake.New(fake.Options{Rules: cfg.FakeRules}))
+		_ = e.providers.Register(fake.New(fake.Options{Rules: cfg.FakeRules, Personas: cfg.Personas}))
 	}
 	if _, ok := e.providers.Lookup(cfg.DefaultProvider); !ok {
 		return nil, fmt.Errorf("engine: the default provider %q is not registered (registered: %s)",

@@ -6,7 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dop251/goja/ast"
+
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/schema"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
 	"github.com/wfrun/wfrun/runtime"
@@ -41,9 +44,11 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkAgentCalls(cs.script, provider); err != nil {
+	callWarnings, err := checkAgentCalls(cs.script, provider)
+	if err != nil {
 		return nil, err
 	}
+	warnings = append(append(warnings, modelWarnings(m, provider)...), callWarnings...)
 	cfg, limitWarnings := e.limits(req)
 	cfg.Parent, cfg.Script, cfg.Args, cfg.Meta, cfg.Provider = req.Parent, cs.script, req.Args, m, provider
 	cfg.LoadWorkflow = e.workflowLoader()
@@ -122,27 +127,99 @@ func resolveMeta(req WorkflowStartRequest, cs *compiled) (meta.WorkflowMeta, []s
 }
 
 // checkAgentCalls refuses, before anything runs, an agent() call whose
-// literal options hold a key nobody honours or the provider cannot honour:
-// the same check the call makes when it runs, at the first bad key.
-func checkAgentCalls(s *sandbox.Script, p agentapi.Provider) error {
+// literal options the call itself would refuse when it runs, at the
+// position of the first bad key or value: a key nobody honours or the
+// provider cannot honour (UNSUPPORTED_OPTION), an agentType the provider
+// does not know (UNSUPPORTED_OPTION), a literal schema that does not compile
+// (UNSUPPORTED_SCHEMA). It returns a warning for each literal model the
+// provider will not send as written.
+func checkAgentCalls(s *sandbox.Script, p agentapi.Provider) (warnings []string, err error) {
 	for _, call := range s.AgentCalls() {
 		names := make([]string, len(call.Keys))
 		for i, k := range call.Keys {
 			names[i] = k.Name
 		}
-		bad := runtime.CheckAgentOptions(names, call.ObjectForm, p)
-		if bad == nil {
-			continue
+		if bad := runtime.CheckAgentOptions(names, call.ObjectForm, p); bad != nil {
+			for _, k := range call.Keys {
+				if contains(bad.Keys, k.Name) {
+					bad.Err.Line, bad.Err.Column = k.Line, k.Column
+					break
+				}
+			}
+			return nil, bad.Err
 		}
 		for _, k := range call.Keys {
-			if contains(bad.Keys, k.Name) {
-				bad.Err.Line, bad.Err.Column = k.Line, k.Column
-				break
+			w, err := checkLiteralOption(s, p, k)
+			if err != nil {
+				return nil, err
+			}
+			if w != "" {
+				warnings = append(warnings, fmt.Sprintf("line %d: %s", k.Line, w))
 			}
 		}
-		return bad.Err
 	}
-	return nil
+	return warnings, nil
+}
+
+// checkLiteralOption checks one option whose value is written as a literal
+// the way agent() checks it at run time. Values that are not literals are
+// left to the call.
+func checkLiteralOption(s *sandbox.Script, p agentapi.Provider, k sandbox.AgentKey) (warning string, err error) {
+	switch k.Name {
+	case "agentType", "persona":
+		name, ok := k.Value.(*ast.StringLiteral)
+		pc, checks := p.(agentapi.PersonaChecker)
+		if !ok || !checks {
+			return "", nil
+		}
+		if err := pc.CheckPersona(name.Value.String()); err != nil {
+			line, col := s.Position(name.Idx)
+			return "", &wferr.Error{Code: wferr.UnsupportedOption, Message: err.Error(), Line: line, Column: col, Cause: err}
+		}
+	case "model":
+		name, ok := k.Value.(*ast.StringLiteral)
+		if mc, checks := p.(agentapi.ModelChecker); ok && checks {
+			return mc.CheckModel(name.Value.String()), nil
+		}
+	case "schema":
+		lit, ok := k.Value.(*ast.ObjectLiteral)
+		if !ok {
+			return "", nil
+		}
+		raw, err := meta.FromLiteral(lit, s.Position)
+		if err != nil {
+			return "", nil // not a pure literal (a variable inside, say): the call checks it
+		}
+		if _, err := schema.Compile(raw); err != nil {
+			line, col := s.Position(lit.Idx0())
+			return "", &wferr.Error{Code: wferr.UnsupportedSchema, Message: "agent() option schema is not usable: " + err.Error(),
+				Line: line, Column: col, Cause: err}
+		}
+	}
+	return "", nil
+}
+
+// modelWarnings are the warnings for the models meta names (meta.model and
+// each phase's model) that the provider will not send as written.
+func modelWarnings(m meta.WorkflowMeta, p agentapi.Provider) []string {
+	mc, ok := p.(agentapi.ModelChecker)
+	if !ok {
+		return nil
+	}
+	var warnings []string
+	add := func(where, model string) {
+		if model == "" {
+			return
+		}
+		if w := mc.CheckModel(model); w != "" {
+			warnings = append(warnings, where+": "+w)
+		}
+	}
+	add("meta.model", m.Model)
+	for i, ph := range m.Phases {
+		add(fmt.Sprintf("meta.phases[%d].model", i), ph.Model)
+	}
+	return warnings
 }
 
 func contains(list []string, s string) bool {

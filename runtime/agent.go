@@ -87,9 +87,18 @@ func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
 	}
 	if c.req.Model == "" { // the call's model, else its phase's, else the run's
 		c.req.Model = r.phaseModel(c.req.Phase)
+		if c.req.Model == "" {
+			c.req.Model = r.cfg.Meta.Model
+		}
+		// A persona's own model beats a default, never the call's.
+		c.req.ModelDefaulted = c.req.Model != ""
 	}
-	if c.req.Model == "" {
-		c.req.Model = r.cfg.Meta.Model
+	if c.req.Persona != "" {
+		if pc, ok := r.cfg.Provider.(agentapi.PersonaChecker); ok {
+			if err := pc.CheckPersona(c.req.Persona); err != nil {
+				return r.raise(wferr.Wrap(wferr.UnsupportedOption, err, "%v", err))
+			}
+		}
 	}
 
 	// Budget and cap: refused calls are fatal and not counted.

@@ -200,7 +200,7 @@ func (r *run) callProvider(ctx context.Context, req agentapi.Request) (res agent
 	}()
 	res, e := r.cfg.Provider.Run(ctx, req)
 	if e != nil {
-		if we, ok := wferr.As(e); ok && (we.Code == wferr.AgentStart || we.Code == wferr.AgentResult) {
+		if we, ok := wferr.As(e); ok && (we.Code == wferr.AgentStart || we.Code == wferr.AgentResult || we.Code == wferr.UnsupportedOption) {
 			return res, we
 		}
 		return res, wferr.Wrap(wferr.AgentStart, e, "the %q provider could not run agent %s: %v", name, req.AgentID, e)

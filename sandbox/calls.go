@@ -22,6 +22,10 @@ type AgentCall struct {
 type AgentKey struct {
 	Name         string
 	Line, Column int
+	// Value is the key's value as written (for `{model}` shorthand, the
+	// identifier). It belongs to the Script: read it, never change it. Its
+	// positions map to the user's file with Script.Position.
+	Value ast.Expression
 }
 
 // AgentCalls returns the agent() calls with literal options, in source
@@ -64,10 +68,10 @@ func (s *Script) agentCall(c *ast.CallExpression) (AgentCall, bool) {
 				continue
 			}
 			line, col := s.posOfIdx(key.Idx)
-			call.Keys = append(call.Keys, AgentKey{Name: key.Value.String(), Line: line, Column: col})
+			call.Keys = append(call.Keys, AgentKey{Name: key.Value.String(), Line: line, Column: col, Value: p.Value})
 		case *ast.PropertyShort:
 			line, col := s.posOfIdx(p.Name.Idx)
-			call.Keys = append(call.Keys, AgentKey{Name: p.Name.Name.String(), Line: line, Column: col})
+			call.Keys = append(call.Keys, AgentKey{Name: p.Name.Name.String(), Line: line, Column: col, Value: &p.Name})
 		default:
 			call.Open = true
 		}

@@ -104,6 +104,10 @@ func (s *Script) MetaLiteral() (ast.Expression, func(file.Idx) (line, col int)) 
 	return s.meta, s.posOfIdx
 }
 
+// Position maps a position in the Script's syntax trees (MetaLiteral,
+// AgentCalls) to the user's 1-based line and column.
+func (s *Script) Position(idx file.Idx) (line, col int) { return s.posOfIdx(idx) }
+
 // posOfIdx maps a file.Idx of the wrapped source (1-based offset) to the
 // user's line and column.
 func (s *Script) posOfIdx(idx file.Idx) (line, col int) {

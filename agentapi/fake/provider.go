@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/agentapi/schema"
 )
 
@@ -17,13 +18,18 @@ import (
 type Options struct {
 	// Rules decide the outcome of matching prompts; nil means none.
 	Rules *Rules
+	// Personas, when it found a folder of persona files, is what agentType
+	// may name, so that a dry run catches a typo; otherwise (nil, or no
+	// folder exists) any name is accepted. See CheckPersona.
+	Personas *persona.Set
 }
 
 // Provider is the fake provider. Create it with New; it is safe for
 // concurrent use.
 type Provider struct {
-	rules []rule
-	err   error // set when Options held a rule ParseRules would refuse
+	rules    []rule
+	err      error        // set when Options held a rule ParseRules would refuse
+	personas *persona.Set // nil: any agentType is accepted
 
 	schemas schema.Cache // each distinct schema compiled once
 }
@@ -47,6 +53,9 @@ type rule struct {
 // returns that error (the provider is misconfigured).
 func New(opts Options) *Provider {
 	p := &Provider{}
+	if opts.Personas != nil && len(opts.Personas.FoundDirs()) > 0 {
+		p.personas = opts.Personas
+	}
 	if opts.Rules == nil {
 		return p
 	}

@@ -104,3 +104,22 @@ func (p *Provider) price(model string, u agentapi.Usage) (float64, string) {
 	}
 	return pr.cost(u), ""
 }
+
+// CheckPersona returns the error an agentType name that is not in the
+// provider's persona set gets at run time (agentapi.PersonaChecker).
+func (p *Provider) CheckPersona(name string) error {
+	_, err := p.cfg.Personas.Lookup(name)
+	return err
+}
+
+// CheckModel returns the note a child naming model would get from the model
+// map — an alias that is not mapped falls back to the run's model — or ""
+// (agentapi.ModelChecker).
+func (p *Provider) CheckModel(name string) string {
+	return p.cfg.Models.Resolve(name, p.cfg.Model, p.anthropic).Note
+}
+
+var (
+	_ agentapi.PersonaChecker = (*Provider)(nil)
+	_ agentapi.ModelChecker   = (*Provider)(nil)
+)

@@ -41,17 +41,10 @@ func agentsCommand(args []string, e env) int {
 			return usageFail(e, "--agents-dir is empty; give it a folder or leave it out")
 		}
 	}
-	if workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return usageFail(e, "cannot tell the current folder (%v); pass --workspace DIR", err)
-		}
-		workspace = wd
-	} else if info, err := os.Stat(workspace); err != nil || !info.IsDir() {
-		return usageFail(e, "--workspace %s is not a folder", workspace)
+	set, err := loadPersonas(dirs, workspace, e)
+	if err != nil {
+		return usageFail(e, "%v", err)
 	}
-
-	set := persona.Load(persona.SearchDirs(dirs, workspace, e.getenv("HOME")))
 	code := exitCompleted
 	if len(set.Errors()) > 0 {
 		code = exitFailed
@@ -61,6 +54,32 @@ func agentsCommand(args []string, e env) int {
 	}
 	writeAgents(e.stdout, set)
 	return code
+}
+
+// workspaceDir returns --workspace as given, or the current folder, after
+// checking that it is a folder.
+func workspaceDir(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("cannot tell the current folder (%v); pass --workspace DIR", err)
+		}
+		return wd, nil
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("--workspace %s is not a folder; name the folder the sub-agents work in", dir)
+	}
+	return dir, nil
+}
+
+// loadPersonas loads the personas of --agents-dir, the workspace's
+// .claude/agents and .wfrun/agents, and ~/.claude/agents, in that order.
+func loadPersonas(dirs []string, workspace string, e env) (*persona.Set, error) {
+	ws, err := workspaceDir(workspace)
+	if err != nil {
+		return nil, err
+	}
+	return persona.Load(persona.SearchDirs(dirs, ws, e.getenv("HOME"))), nil
 }
 
 // stringList is a repeatable string flag.

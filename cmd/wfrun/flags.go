@@ -27,6 +27,11 @@ type options struct {
 	// Provider configuration.
 	baseURL, mcpConfig, commandSpec, transcripts, prices string
 
+	// Sub-agents' personas, models and workspace.
+	agentsDirs stringList
+	modelMap   string
+	workspace  string
+
 	help, version bool
 
 	// set holds the names of the flags given explicitly.
@@ -80,6 +85,9 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.commandSpec, "command-spec")
 	str(&o.transcripts, "transcripts")
 	str(&o.prices, "prices")
+	str(&o.modelMap, "model-map")
+	str(&o.workspace, "workspace")
+	fs.Var(&o.agentsDirs, "agents-dir", "")
 	fs.BoolVar(&o.help, "help", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
 	if cmd == cmdRun {
@@ -154,9 +162,14 @@ func (o *options) validate() error {
 		return err
 	}
 	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
-		"base-url", "mcp-config", "command-spec", "transcripts", "prices"} {
+		"base-url", "mcp-config", "command-spec", "transcripts", "prices", "model-map", "workspace"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
+		}
+	}
+	for _, d := range o.agentsDirs {
+		if strings.TrimSpace(d) == "" {
+			return fmt.Errorf("--agents-dir is empty; give it a folder or leave it out")
 		}
 	}
 	return nil
@@ -193,6 +206,10 @@ func (o *options) value(name string) string {
 		return o.transcripts
 	case "prices":
 		return o.prices
+	case "model-map":
+		return o.modelMap
+	case "workspace":
+		return o.workspace
 	}
 	return ""
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	commandprovider "github.com/wfrun/wfrun/agentapi/command"
 	"github.com/wfrun/wfrun/agentapi/mcptools"
+	"github.com/wfrun/wfrun/agentapi/modelmap"
 	"github.com/wfrun/wfrun/agentapi/openai"
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
 )
 
@@ -19,6 +21,9 @@ type providerFlags struct {
 	commandSpec string // --command-spec
 	transcripts string // --transcripts
 	prices      string // --prices
+
+	personas *persona.Set  // --agents-dir and the usual folders
+	models   *modelmap.Map // --model-map; nil without it
 }
 
 // providerSet builds the providers this command line configures besides the
@@ -55,6 +60,7 @@ func providerSet(ctx context.Context, pf providerFlags, getenv func(string) stri
 		cfg.Model = pf.model
 	}
 	cfg.TranscriptDir = pf.transcripts
+	cfg.Personas, cfg.Models = pf.personas, pf.models
 	if pf.prices != "" {
 		prices, err := openai.LoadPrices(pf.prices)
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/wfrun/wfrun/agentapi/fake"
+	"github.com/wfrun/wfrun/agentapi/modelmap"
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
 )
 
@@ -28,6 +30,8 @@ type invocation struct {
 	fakeRules        *fake.Rules
 	workflowsDir     string
 	providers        providerFlags
+	// personas are what agentType may name, for every provider of the run.
+	personas *persona.Set
 }
 
 // usageError is a bad invocation (exit 2): something wfrun could not read
@@ -67,7 +71,35 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 	}
 	in.providers = providerFlags{model: o.model, baseURL: o.baseURL, mcpConfig: o.mcpConfig,
 		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices}
+	if err := readAgents(in, o, e); err != nil {
+		return nil, err
+	}
 	return in, nil
+}
+
+// readAgents loads the personas (--agents-dir, the workspace's folders,
+// ~/.claude/agents) and --model-map for the providers.
+func readAgents(in *invocation, o *options, e env) error {
+	set, err := loadPersonas(o.agentsDirs, o.workspace, e)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	in.personas = set
+	in.providers.personas = set
+	if o.modelMap == "" {
+		return nil
+	}
+	var m *modelmap.Map
+	if file, ok := strings.CutPrefix(o.modelMap, "@"); ok {
+		m, err = modelmap.Load(file)
+	} else {
+		m, err = modelmap.Parse(o.modelMap)
+	}
+	if err != nil {
+		return usagef("--model-map: %v", err)
+	}
+	in.providers.models = m
+	return nil
 }
 
 // readRequest decodes --request, refusing unknown fields.

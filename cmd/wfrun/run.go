@@ -114,7 +114,12 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 		Providers:       providers,
 		DefaultProvider: def,
 		FakeRules:       in.fakeRules,
+		Personas:        in.personas,
 		WorkflowsDir:    in.workflowsDir,
+	}
+	if n := len(in.personas.Errors()); n > 0 && announce {
+		notice(e, "%d persona %s could not be loaded and %s left out; run wfrun agents to see why",
+			n, pluralWord(n, "file", "files"), pluralWord(n, "is", "are"))
 	}
 	if s != nil {
 		cfg.Events = s.log.record

@@ -61,6 +61,15 @@ Sub-agents:
   --transcripts DIR      write each openai agent's conversation to DIR/AGENT_ID.jsonl
   --prices FILE          USD per million tokens by model, over the built-in table:
                            {"my-model": {"input": 0.5, "output": 1.5}}
+  --agents-dir DIR       a folder of persona files (Claude Code agent definitions,
+                         NAME.md) that agentType may name; repeatable, searched
+                         before WORKSPACE/.claude/agents, WORKSPACE/.wfrun/agents
+                         and ~/.claude/agents
+  --model-map MAP|@FILE  what model aliases mean at the endpoint:
+                           --model-map haiku=gpt-4o-mini,sonnet=gpt-4.1,opus=o3
+                         or a JSON file {"sonnet": {"model": "…", "contextWindow": N}};
+                         an unmapped alias falls back to the run's model, with a note
+  --workspace DIR        the folder the agents work in (default the current folder)
 
 Limits:
   --max-agents N         at most N agent() calls in the run (default 1000; a
