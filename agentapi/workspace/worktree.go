@@ -50,6 +50,7 @@ type Worktree struct {
 	path   string     // the worktree's top folder
 	branch string
 	base   string // the commit it started from
+	common string // the repository's shared git folder
 }
 
 // AddWorktree creates a fresh git worktree for the child agentID: a new
@@ -99,11 +100,17 @@ func (w *Workspace) AddWorktree(ctx context.Context, agentID string) (*Worktree,
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot create %s: %v", filepath.Dir(path), err)
 	}
-	if _, err := git(ctx, w.root, "worktree", "add", "--quiet", "-b", branch, path, base); err != nil {
+	unlock, err := w.lockWorktrees(common)
+	if err != nil {
+		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot lock the repository's worktrees: %v", err)
+	}
+	_, err = git(ctx, w.root, "worktree", "add", "--quiet", "-b", branch, path, base)
+	unlock()
+	if err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, err,
 			"cannot create the worktree %s on a new branch %s: %v; if an earlier run left it behind, remove it with `git worktree remove %s` and `git branch -D %s`", path, branch, err, path, branch)
 	}
-	t := &Worktree{main: w, path: path, branch: branch, base: base}
+	t := &Worktree{main: w, path: path, branch: branch, base: base, common: common}
 	ws, err := t.workspace(ctx, common, sub)
 	if err != nil {
 		_, _ = t.remove(ctx)
@@ -207,7 +214,10 @@ func (t *Worktree) Finish(ctx context.Context) (*Kept, error) {
 	defer cancel()
 	kept := &Kept{Path: t.path, Branch: t.branch}
 	if _, err := os.Stat(t.path); err != nil {
-		_, _ = git(ctx, t.main.root, "worktree", "prune")
+		if unlock, lerr := t.main.lockWorktrees(t.common); lerr == nil {
+			_, _ = git(ctx, t.main.root, "worktree", "prune")
+			unlock()
+		}
 		return kept, fmt.Errorf("the worktree %s is gone (%v); its branch %s is kept", t.path, err, t.branch)
 	}
 	status, err := git(ctx, t.path, "status", "--porcelain", "--untracked-files=all")
@@ -224,6 +234,11 @@ func (t *Worktree) Finish(ctx context.Context) (*Kept, error) {
 
 // remove deletes the worktree and its branch.
 func (t *Worktree) remove(ctx context.Context) (*Kept, error) {
+	unlock, err := t.main.lockWorktrees(t.common)
+	if err != nil {
+		return &Kept{Path: t.path, Branch: t.branch}, fmt.Errorf("cannot lock the repository's worktrees, so %s is kept: %w", t.path, err)
+	}
+	defer unlock()
 	if _, err := git(ctx, t.main.root, "worktree", "remove", "--force", t.path); err != nil {
 		return &Kept{Path: t.path, Branch: t.branch}, fmt.Errorf("the worktree %s is unchanged but could not be removed, so it is kept: %w", t.path, err)
 	}
