@@ -1,8 +1,10 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -120,5 +122,46 @@ func TestGlobDoesNotFollowLinksOut(t *testing.T) {
 	f := newFixture(t, workspace.ReadOnly, map[string]string{"out": "->../outside", "a.txt": "a"})
 	if got := f.paths(f.ok(Glob, obj{"pattern": "**/*"})); !slices.Equal(got, []string{"a.txt", "out"}) {
 		t.Fatalf("got %v: the walk entered a link", got)
+	}
+}
+
+func TestGitignoreAppliesOutsideARepositoryToo(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, workspace.ReadOnly, map[string]string{".gitignore": "dist/\n", "dist/app.js": "x", "src/app.js": "x"})
+	if got := f.paths(f.ok(Glob, obj{"pattern": "**/*.js"})); !slices.Equal(got, []string{"src/app.js"}) {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestAWorktreeHonoursTheRepositorysIgnoreRules(t *testing.T) {
+	t.Parallel()
+	f := repoFixture(t, workspace.ReadOnly)
+	git := func(args ...string) {
+		out, err := exec.Command("git", append([]string{"-C", f.root, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("add", ".")
+	git("commit", "--quiet", "-m", "base")
+	wt, err := f.set.Workspace().AddWorktree(context.Background(), "ag_ignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wt.Finish(context.Background())
+	// Ignored in the worktree by info/exclude (shared) and by .gitignore (checked out).
+	for _, name := range []string{"scratch.tmp", "debug.log", "src/main.go"} {
+		if err := os.WriteFile(filepath.Join(wt.Path(), name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := New(wt.Workspace(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	out, err := set.Call(context.Background(), Glob, []byte(`{"pattern":"**/*.{tmp,log}"}`))
+	if err != nil || strings.Count(out, "\n") != 0 || !strings.HasSuffix(out, "/keep.log") {
+		t.Fatalf("got %q, %v: want keep.log only", out, err)
 	}
 }

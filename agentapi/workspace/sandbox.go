@@ -106,15 +106,17 @@ func (w *Workspace) CheckSandbox() error {
 func landlockRefusal(mode Mode, network bool, abi int, err error) error {
 	need := neededABI(network)
 	have := fmt.Sprintf("this kernel's Landlock ABI is %d", abi)
+	fix := "run on Linux " + kernelFor(need) + " or later"
 	if err != nil {
 		have = fmt.Sprintf("this kernel has no Landlock (%v)", err)
+		fix = "run on a kernel with Landlock enabled (Linux " + kernelFor(need) + " or later, with landlock in its lsm= list)"
 	}
 	what := "confine writes and refuse TCP"
 	if network {
 		what = "confine writes"
 	}
-	return fmt.Errorf("sandboxed commands are refused: the %s sandbox needs Landlock ABI %d or later (Linux %s) to %s, and %s, so a command would run unconfined; run on a kernel with Landlock enabled, or opt out with --sandbox danger-full-access, which runs commands without any sandbox: %w",
-		mode, need, kernelFor(need), what, have, ErrNoLandlock)
+	return fmt.Errorf("sandboxed commands are refused: the %s sandbox needs Landlock ABI %d or later to %s, and %s, so a command would run unconfined; %s, or opt out with --sandbox danger-full-access, which runs commands without any sandbox: %w",
+		mode, need, what, have, fix, ErrNoLandlock)
 }
 
 // kernelFor names the first Linux release with Landlock ABI abi.
