@@ -97,7 +97,9 @@
 // faulty field; unknown fields are errors.
 //
 // The package is part of agentapi's provider layer: it imports agentapi,
-// agentapi/schema and internal/wferr, and nothing of runtime or engine. A
+// agentapi/schema, agentapi/internal/proc (the process group supervision
+// it shares with the Bash tool) and internal/wferr, and nothing of runtime
+// or engine. A
 // Provider is immutable after New apart from its compiled-schema cache and
 // is safe for concurrent use. It needs a Unix system (process groups); the
 // group-id guarantee above is Linux's.

@@ -6,52 +6,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-)
 
-// inherited are the variables of wfrun's environment that every child gets
-// when they are set: what a command needs to find programs, its
-// configuration and its locale, and to reach the network through a proxy.
-// Everything else (API keys included) must be named in Spec.PassEnv or
-// given in Spec.Env.
-var inherited = []string{
-	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ",
-	"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES",
-	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
-	"SSL_CERT_FILE", "SSL_CERT_DIR",
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
-}
+	"github.com/wfrun/wfrun/agentapi/internal/proc"
+)
 
 // InheritedEnv returns the names of the variables every child inherits from
 // wfrun's environment when they are set, in addition to Spec.PassEnv.
-func InheritedEnv() []string { return append([]string(nil), inherited...) }
+func InheritedEnv() []string { return proc.InheritedEnv() }
 
 // environ builds a child's environment: the inherited variables, then
 // PassEnv, then Env, later ones winning; each name appears once.
-func environ(s *Spec) []string {
-	vals := make(map[string]string)
-	var order []string
-	set := func(k, v string) {
-		if _, ok := vals[k]; !ok {
-			order = append(order, k)
-		}
-		vals[k] = v
-	}
-	for _, names := range [][]string{inherited, s.PassEnv} {
-		for _, k := range names {
-			if v, ok := os.LookupEnv(k); ok {
-				set(k, v)
-			}
-		}
-	}
-	for k, v := range s.Env {
-		set(k, v)
-	}
-	env := make([]string, 0, len(order))
-	for _, k := range order {
-		env = append(env, k+"="+vals[k])
-	}
-	return env
-}
+func environ(s *Spec) []string { return proc.Environ(s.PassEnv, s.Env) }
 
 // errNotExecutable is the cause when argv[0] names a file that cannot run.
 var errNotExecutable = errors.New("not an executable file")

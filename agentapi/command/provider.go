@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/internal/proc"
 	"github.com/wfrun/wfrun/agentapi/schema"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
@@ -68,7 +69,7 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 	prompt := promptFor(req.Prompt, schemaText)
 	in := tokens(len(prompt))
 	if ctx.Err() != nil {
-		return stopped(ctx, s, execution{stopped: stoppedCtx}, agentapi.Usage{InputTokens: in}), nil
+		return stopped(ctx, s, proc.Execution{Stopped: proc.StoppedContext}, agentapi.Usage{InputTokens: in}), nil
 	}
 
 	model := req.Model
@@ -80,38 +81,38 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 	if err != nil {
 		return agentapi.Result{}, notFound(s, err)
 	}
-	j := job{
-		path:    path,
-		argv:    expandArgv(s.Argv, prompt, model, schemaText),
-		env:     env,
-		dir:     s.Dir,
-		maxOut:  s.MaxOutputBytes,
-		grace:   s.KillGrace,
-		started: p.started,
+	j := proc.Job{
+		Path:      path,
+		Args:      expandArgv(s.Argv, prompt, model, schemaText),
+		Env:       env,
+		Dir:       s.Dir,
+		MaxStdout: s.MaxOutputBytes,
+		Grace:     s.KillGrace,
+		Started:   p.started,
 	}
 	if s.PromptVia == PromptViaStdin {
-		j.stdin = &prompt
+		j.Stdin = &prompt
 	}
 	if s.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, s.Timeout, errSpecTimeout)
 		defer cancel()
 	}
-	ex, err := execute(ctx, j)
+	ex, err := proc.Run(ctx, j)
 	if err != nil {
 		return agentapi.Result{}, wferr.Wrap(wferr.AgentStart, err,
 			"the %q provider cannot start %q: %v; fix \"argv\" or \"dir\" in the command spec", s.Name, s.Argv[0], err)
 	}
 	usage := agentapi.Usage{InputTokens: in}
-	switch ex.stopped {
-	case stoppedCtx:
+	switch ex.Stopped {
+	case proc.StoppedContext:
 		return stopped(ctx, s, ex, usage), nil
-	case stoppedSize:
+	case proc.StoppedSize:
 		return agentapi.Result{Status: agentapi.StatusFailed, Failure: agentapi.FailureTaskFailed, Usage: usage,
 			Error: fmt.Sprintf("%s wrote more than %d bytes to stdout, the spec's maxOutputBytes%s: make it print only its final answer, or raise maxOutputBytes",
 				s.Argv[0], s.MaxOutputBytes, howStopped(s, ex))}, nil
 	}
-	if st := ex.state; !st.Success() {
+	if st := ex.State; !st.Success() {
 		return agentapi.Result{Status: agentapi.StatusFailed, Failure: agentapi.FailureTaskFailed, Usage: usage,
 			Error: fmt.Sprintf("%s %s%s", s.Argv[0], exitText(ex), stderrText(ex))}, nil
 	}
@@ -119,15 +120,15 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 }
 
 // answer turns the stdout of a command that exited 0 into the result.
-func (p *Provider) answer(s *Spec, ex execution, sch *schema.Schema, usage agentapi.Usage) agentapi.Result {
-	text := string(ex.stdout)
+func (p *Provider) answer(s *Spec, ex proc.Execution, sch *schema.Schema, usage agentapi.Usage) agentapi.Result {
+	text := string(ex.Stdout)
 	var (
 		doc  any
 		note string
 	)
 	if s.Output.Format == FormatJSON {
 		var err error
-		if doc, err = lastJSON(ex.stdout); err != nil {
+		if doc, err = lastJSON(ex.Stdout); err != nil {
 			return failed(agentapi.FailureTaskFailed, usage, "%s exited 0 but its output is not JSON (%v), although the spec says \"output.format\": \"json\"; output: %q%s",
 				s.Argv[0], err, excerpt(text, 200), stderrText(ex))
 		}
@@ -158,7 +159,7 @@ func failed(kind agentapi.FailureKind, u agentapi.Usage, format string, args ...
 }
 
 // stopped is the result of a child whose context ended first.
-func stopped(ctx context.Context, s *Spec, ex execution, u agentapi.Usage) agentapi.Result {
+func stopped(ctx context.Context, s *Spec, ex proc.Execution, u agentapi.Usage) agentapi.Result {
 	how := howStopped(s, ex) + stderrText(ex)
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return agentapi.Result{Status: agentapi.StatusCancelled, Failure: agentapi.FailureCancelled, Usage: u,
@@ -173,32 +174,32 @@ func stopped(ctx context.Context, s *Spec, ex execution, u agentapi.Usage) agent
 
 // howStopped says how a process the provider stopped ended, or "" if it
 // was not signalled (it never started, or exited on its own).
-func howStopped(s *Spec, ex execution) string {
+func howStopped(s *Spec, ex proc.Execution) string {
 	switch {
-	case !ex.termed:
+	case !ex.Termed:
 		return ""
-	case ex.killed:
+	case ex.Killed:
 		return fmt.Sprintf(" (it ignored SIGTERM and was killed with SIGKILL after %s)", s.KillGrace)
 	}
 	return " (it was stopped with SIGTERM)"
 }
 
 // exitText describes a failed exit: a status or a signal.
-func exitText(ex execution) string {
-	if ws, ok := ex.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+func exitText(ex proc.Execution) string {
+	if ws, ok := ex.State.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return fmt.Sprintf("was killed by signal %s", ws.Signal())
 	}
-	return fmt.Sprintf("exited with status %d", ex.state.ExitCode())
+	return fmt.Sprintf("exited with status %d", ex.State.ExitCode())
 }
 
 // stderrText is ": STDERR TAIL" for an error message, or "" when stderr
 // was empty.
-func stderrText(ex execution) string {
-	tail := strings.TrimSpace(strings.ToValidUTF8(string(ex.stderr), "\uFFFD"))
+func stderrText(ex proc.Execution) string {
+	tail := strings.TrimSpace(strings.ToValidUTF8(string(ex.Stderr), "\uFFFD"))
 	if tail == "" {
 		return ""
 	}
-	if len(ex.stderr) >= stderrTail {
+	if len(ex.Stderr) >= proc.StderrTail {
 		tail = "…" + tail
 	}
 	return "; stderr: " + tail

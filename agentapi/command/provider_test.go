@@ -8,11 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/internal/proc"
+	"github.com/wfrun/wfrun/agentapi/internal/proc/proctest"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -52,63 +53,10 @@ func newProvider(t *testing.T, s Spec) (*Provider, func() []int) {
 	}
 	t.Cleanup(func() {
 		for _, g := range list() {
-			assertGroupGone(t, g)
+			proctest.AssertGroupGone(t, g)
 		}
 	})
 	return p, list
-}
-
-// assertGroupGone checks that no live process is left in group pgid:
-// kill(-pgid, 0) says ESRCH, or every member left is a zombie waiting for
-// init (which may reap orphans lazily in a container) to collect it.
-func assertGroupGone(t *testing.T, pgid int) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		err := syscall.Kill(-pgid, 0)
-		if errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		live := liveMembers(pgid)
-		if len(live) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("process group %d still has live processes %v (kill: %v)", pgid, live, err)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// liveMembers lists the processes of group pgid that are not zombies, from
-// /proc. Without /proc it reports the group as one unknown member.
-func liveMembers(pgid int) []string {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return []string{"?"}
-	}
-	var live []string
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp …; comm may hold spaces, so cut at the last ')'.
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
-			live = append(live, e.Name()+s[:i+1][len(e.Name()):])
-		}
-	}
-	return live
 }
 
 func run(t *testing.T, p *Provider, ctx context.Context, req agentapi.Request) agentapi.Result {
@@ -235,7 +183,7 @@ func TestNonZeroExitFailsWithStderrTail(t *testing.T) {
 	if !strings.Contains(res.Error, "exited with status 3") || !strings.HasSuffix(res.Error, "error: the real reason is at the end") {
 		t.Fatalf("error %q lacks the status or the end of stderr", res.Error)
 	}
-	if strings.Contains(res.Error, "noise line 0 ") || len(res.Error) > stderrTail+300 {
+	if strings.Contains(res.Error, "noise line 0 ") || len(res.Error) > proc.StderrTail+300 {
 		t.Fatalf("error keeps more than the tail of stderr (%d bytes)", len(res.Error))
 	}
 }
@@ -272,7 +220,7 @@ func TestCancelKillsAGroupThatIgnoresSIGTERM(t *testing.T) {
 		t.Fatalf("Run returned %s after the cancel, want between the grace %s and grace+1s", took, grace)
 	}
 	for _, g := range groups() {
-		assertGroupGone(t, g) // the background sleep included
+		proctest.AssertGroupGone(t, g) // the background sleep included
 	}
 }
 
@@ -424,7 +372,7 @@ func TestBackgroundChildrenDieWithTheCommand(t *testing.T) {
 	if res.Status != agentapi.StatusCompleted || res.Text != "done" {
 		t.Fatalf("got %+v, want completed done", res)
 	}
-	if took := time.Since(start); took > drainTimeout {
+	if took := time.Since(start); took > proc.DrainTimeout {
 		t.Fatalf("took %s: the background child was not killed when the command exited", took)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package command
+package proc
 
 import (
 	"os/exec"

@@ -1,0 +1,245 @@
+package proc
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DrainTimeout bounds the wait for the output pipes to reach EOF after the
+// process group is gone. Only a process that left the group (setsid, a
+// daemon) can hold the pipes open that long; its output is then cut off.
+const DrainTimeout = time.Second
+
+// Stop says why Run stopped a process.
+type Stop int
+
+const (
+	NotStopped     Stop = iota // it exited on its own
+	StoppedContext             // the context was done (cancel or deadline)
+	StoppedSize                // stdout passed Job.MaxStdout under OverflowStop
+)
+
+// Overflow says what happens when stdout passes Job.MaxStdout.
+type Overflow int
+
+const (
+	// OverflowStop stops the process group, as a context ending would: for
+	// a command whose output is its answer, more output than the cap is a
+	// runaway.
+	OverflowStop Overflow = iota
+	// OverflowDiscard keeps the process running and throws the rest of its
+	// output away (still reading it, so the process never blocks on a full
+	// pipe): for a shell command whose output is a log.
+	OverflowDiscard
+)
+
+// Job is one command to run.
+type Job struct {
+	Path  string   // absolute path of the program
+	Args  []string // argv, Args[0] included
+	Env   []string // the whole environment; nil means an empty one
+	Dir   string   // working directory; "" is the caller's
+	Stdin *string  // nil: stdin is /dev/null; else written to stdin, which is then closed
+
+	// MaxStdout caps what is kept of stdout; Overflow says what happens
+	// beyond it.
+	MaxStdout int64
+	Overflow  Overflow
+
+	// MergeStderr sends stderr into the stdout pipe, so that the two are
+	// interleaved as a terminal would show them and share MaxStdout.
+	// Execution.Stderr is then empty.
+	MergeStderr bool
+
+	// Grace is how long the group has between SIGTERM and SIGKILL.
+	Grace time.Duration
+
+	// Started, if set, is called with the process-group id once the
+	// process runs (tests use it to check that the group is gone later).
+	Started func(pgid int)
+}
+
+// Execution is what running one Job produced.
+type Execution struct {
+	Stdout      []byte // at most Job.MaxStdout bytes
+	StdoutBytes int64  // how many bytes the process wrote to stdout in all
+	Stderr      []byte // the last StderrTail bytes (empty with MergeStderr)
+	State       *os.ProcessState
+	Stopped     Stop
+	Termed      bool // the group was sent SIGTERM
+	Killed      bool // SIGTERM was not enough: SIGKILL ended it
+}
+
+// Truncated reports whether stdout was longer than what was kept.
+func (e Execution) Truncated() bool { return e.StdoutBytes > int64(len(e.Stdout)) }
+
+// Run runs j in a process group of its own and returns when the group is
+// gone (but see DrainTimeout) and every goroutine it started has ended.
+//
+// The supervision, in order: the command runs until it exits, ctx is done,
+// or stdout passes the cap under OverflowStop. In the last two cases the
+// group gets SIGTERM, and SIGKILL if the leader is still alive after the
+// grace. Once the leader has exited, whatever is left of the group gets
+// SIGKILL, and only then is the leader reaped (on Linux), so the group id
+// cannot have been reused.
+//
+// An error means the process could not be started.
+func Run(ctx context.Context, j Job) (Execution, error) {
+	var (
+		files  []*os.File // every pipe end we hold, closed on the way out
+		closed = func() {
+			for _, f := range files {
+				f.Close()
+			}
+		}
+	)
+	pipe := func() (r, w *os.File, err error) {
+		if r, w, err = os.Pipe(); err == nil {
+			files = append(files, r, w)
+		}
+		return
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		return Execution{}, err
+	}
+	cmd := &exec.Cmd{
+		Path: j.Path, Args: j.Args, Env: j.Env, Dir: j.Dir,
+		Stdout: outW, Stderr: outW,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	if cmd.Env == nil {
+		cmd.Env = []string{} // nil would mean "inherit ours"
+	}
+	var errR *os.File
+	if !j.MergeStderr {
+		var errW *os.File
+		if errR, errW, err = pipe(); err != nil {
+			closed()
+			return Execution{}, err
+		}
+		cmd.Stderr = errW
+	}
+	var inW *os.File
+	if j.Stdin != nil {
+		var inR *os.File
+		if inR, inW, err = pipe(); err != nil {
+			closed()
+			return Execution{}, err
+		}
+		cmd.Stdin = inR
+	}
+	err = cmd.Start()
+	// The child has its own copies of the write ends (and stdin's read end);
+	// closing ours lets the readers see EOF when the group is gone.
+	for _, f := range []any{cmd.Stdout, cmd.Stderr, cmd.Stdin} {
+		if f, ok := f.(*os.File); ok {
+			f.Close()
+		}
+	}
+	if err != nil {
+		closed()
+		return Execution{}, err
+	}
+	pgid := cmd.Process.Pid
+	if j.Started != nil {
+		j.Started(pgid)
+	}
+
+	var (
+		ex       Execution
+		pipes    sync.WaitGroup
+		overflow = make(chan struct{})
+		once     sync.Once
+	)
+	pipes.Go(func() {
+		ex.Stdout, ex.StdoutBytes = readCapped(outR, j.MaxStdout, j.Overflow == OverflowDiscard, func() { once.Do(func() { close(overflow) }) })
+	})
+	if errR != nil {
+		pipes.Go(func() { ex.Stderr = readTail(errR) })
+	}
+	if inW != nil {
+		pipes.Go(func() { writeAll(inW, *j.Stdin) })
+	}
+	stopOnOverflow := overflow
+	if j.Overflow == OverflowDiscard {
+		stopOnOverflow = nil // a nil channel never fires: the process runs on
+	}
+
+	exited := make(chan struct{})
+	var reaped bool
+	go func() {
+		reaped = awaitExit(cmd)
+		close(exited)
+	}()
+
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		ex.Stopped = StoppedContext
+	case <-stopOnOverflow:
+		ex.Stopped = StoppedSize
+	}
+	if ex.Stopped != NotStopped {
+		signalGroup(pgid, syscall.SIGTERM)
+		ex.Termed = true
+		grace := time.NewTimer(j.Grace)
+		select {
+		case <-exited:
+		case <-grace.C:
+			ex.Killed = true
+			signalGroup(pgid, syscall.SIGKILL)
+			<-exited
+		}
+		grace.Stop()
+	}
+	signalGroup(pgid, syscall.SIGKILL) // the leader is gone; so is the rest of its group
+	if !reaped {
+		_ = cmd.Wait() // the exit status is in ProcessState
+	}
+	ex.State = cmd.ProcessState
+
+	drained := make(chan struct{})
+	go func() {
+		pipes.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(DrainTimeout):
+		// A process outside the group holds a pipe: stop listening to it.
+		closed()
+		<-drained
+	}
+	closed()
+	if stopOnOverflow != nil {
+		select {
+		case <-stopOnOverflow:
+			// The command may have exited before the cap was noticed; its
+			// output is cut off all the same.
+			if ex.Stopped == NotStopped {
+				ex.Stopped = StoppedSize
+			}
+		default:
+		}
+	}
+	return ex, nil
+}
+
+// writeAll writes s to the child's stdin and closes it, so that the child
+// sees EOF. A child that exits without reading makes the write fail with
+// EPIPE, which is no concern of ours.
+func writeAll(w *os.File, s string) {
+	_, _ = io.WriteString(w, s)
+	_ = w.Close()
+}
+
+// signalGroup sends sig to every process of the group. Errors are dropped:
+// ESRCH (nobody left) is the expected answer once the group is gone, and
+// EPERM cannot happen for a group of our own children.
+func signalGroup(pgid int, sig syscall.Signal) { _ = syscall.Kill(-pgid, sig) }

@@ -1,0 +1,124 @@
+package proc
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wfrun/wfrun/agentapi/internal/proc/proctest"
+)
+
+func sh(script string) Job {
+	return Job{Path: "/bin/sh", Args: []string{"sh", "-c", script}, MaxStdout: 1 << 20, Grace: 2 * time.Second}
+}
+
+func TestExitStatusAndOutputsAreReported(t *testing.T) {
+	t.Parallel()
+	ex, err := Run(context.Background(), sh("echo out; echo err >&2; exit 3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(ex.Stdout) != "out\n" || string(ex.Stderr) != "err\n" || ex.State.ExitCode() != 3 || ex.Stopped != NotStopped || ex.Truncated() {
+		t.Fatalf("got stdout %q stderr %q status %d stopped %v", ex.Stdout, ex.Stderr, ex.State.ExitCode(), ex.Stopped)
+	}
+}
+
+func TestMergedStderrIsInterleavedWithStdout(t *testing.T) {
+	t.Parallel()
+	j := sh("echo one; echo two >&2; echo three")
+	j.MergeStderr = true
+	ex, err := Run(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(ex.Stdout) != "one\ntwo\nthree\n" || len(ex.Stderr) != 0 {
+		t.Fatalf("got stdout %q stderr %q", ex.Stdout, ex.Stderr)
+	}
+}
+
+func TestOverflowDiscardKeepsTheCommandRunningAndCounts(t *testing.T) {
+	t.Parallel()
+	j := sh("head -c 100000 /dev/zero; echo; echo finished >&2")
+	j.MaxStdout, j.Overflow = 1000, OverflowDiscard
+	ex, err := Run(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Stdout) != 1000 || ex.StdoutBytes != 100001 || !ex.Truncated() || ex.Stopped != NotStopped ||
+		!ex.State.Success() || strings.TrimSpace(string(ex.Stderr)) != "finished" {
+		t.Fatalf("kept %d of %d bytes, stopped %v, status %v, stderr %q", len(ex.Stdout), ex.StdoutBytes, ex.Stopped, ex.State, ex.Stderr)
+	}
+}
+
+func TestOverflowStopEndsTheGroup(t *testing.T) {
+	t.Parallel()
+	j := sh("while :; do echo flood; done")
+	j.MaxStdout = 1000
+	var pgid int
+	j.Started = func(g int) { pgid = g }
+	ex, err := Run(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Stopped != StoppedSize || len(ex.Stdout) != 1000 || !ex.Termed {
+		t.Fatalf("stopped %v, kept %d bytes, termed %v", ex.Stopped, len(ex.Stdout), ex.Termed)
+	}
+	proctest.AssertGroupGone(t, pgid)
+}
+
+func TestCancelSendsTermThenKill(t *testing.T) {
+	t.Parallel()
+	j := sh("trap '' TERM; echo ready; while :; do sleep 0.05; done")
+	j.Grace = 100 * time.Millisecond
+	var pgid int
+	ctx, cancel := context.WithCancel(context.Background())
+	j.Started = func(g int) { pgid = g; time.AfterFunc(200*time.Millisecond, cancel) }
+	ex, err := Run(ctx, j)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Stopped != StoppedContext || !ex.Termed || !ex.Killed {
+		t.Fatalf("stopped %v termed %v killed %v", ex.Stopped, ex.Termed, ex.Killed)
+	}
+	proctest.AssertGroupGone(t, pgid)
+}
+
+func TestBackgroundJobsDieWithTheLeader(t *testing.T) {
+	t.Parallel()
+	j := sh("sleep 30 & echo started")
+	var pgid int
+	j.Started = func(g int) { pgid = g }
+	ex, err := Run(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(ex.Stdout) != "started\n" || ex.Stopped != NotStopped {
+		t.Fatalf("got %q, stopped %v", ex.Stdout, ex.Stopped)
+	}
+	proctest.AssertGroupGone(t, pgid)
+}
+
+func TestAMissingProgramIsAnError(t *testing.T) {
+	t.Parallel()
+	if _, err := Run(context.Background(), Job{Path: "/nonexistent/program", Args: []string{"x"}}); err == nil {
+		t.Fatal("Run started a program that does not exist")
+	}
+}
+
+func TestEnvironIsMinimalAndLaterWins(t *testing.T) {
+	t.Setenv("WFRUN_PROC_SECRET", "s3cret")
+	t.Setenv("HOME", "/home/test")
+	env := Environ([]string{"WFRUN_PROC_PASSED"}, map[string]string{"HOME": "/elsewhere", "B": "2", "A": "1"})
+	joined := strings.Join(env, "\n")
+	if strings.Contains(joined, "s3cret") {
+		t.Fatalf("an unnamed variable leaked: %v", env)
+	}
+	if !strings.Contains(joined, "HOME=/elsewhere") || strings.Contains(joined, "HOME=/home/test") {
+		t.Fatalf("set did not win over the inherited value: %v", env)
+	}
+	if i, j := strings.Index(joined, "A=1"), strings.Index(joined, "B=2"); i < 0 || j < i {
+		t.Fatalf("set's names are not in sorted order: %v", env)
+	}
+}

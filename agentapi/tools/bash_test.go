@@ -1,0 +1,121 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wfrun/wfrun/agentapi/internal/proc/proctest"
+	"github.com/wfrun/wfrun/agentapi/workspace"
+)
+
+func TestBashWritesInsideTheWorkspaceButNotOutside(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, workspace.WorkspaceWrite, map[string]string{"in.txt": "hello\n"})
+	if got := f.ok(Bash, obj{"command": "cat in.txt > copy.txt && echo done", "description": "copy a file"}); got != "done" {
+		t.Fatalf("got %q", got)
+	}
+	if f.read("copy.txt") != "hello\n" {
+		t.Fatal("the write inside did not happen")
+	}
+	msg := f.fails(Bash, obj{"command": "echo pwned > " + filepath.Join(f.outside, "new") + " && echo wrote"}, "Permission denied", "[exit status")
+	if strings.Contains(msg, "wrote") {
+		t.Fatalf("the command went on after the denied write: %s", msg)
+	}
+	f.fails(Bash, obj{"command": "echo pwned >> " + filepath.Join(f.outside, "secret")}, "Permission denied")
+	if b, _ := os.ReadFile(filepath.Join(f.outside, "secret")); string(b) != "top secret\n" {
+		t.Fatalf("the file outside changed: %q", b)
+	}
+	if entries, _ := os.ReadDir(f.outside); len(entries) != 1 {
+		t.Fatalf("Bash created something outside: %v", entries)
+	}
+	if got := f.ok(Bash, obj{"command": `echo scratch > "$TMPDIR/x" && cat "$TMPDIR/x"`}); got != "scratch" {
+		t.Fatalf("the child's temp folder is not writable: %q", got)
+	}
+}
+
+func TestBashInReadOnlyWritesNowhere(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, workspace.ReadOnly, map[string]string{"in.txt": "hello\n"})
+	if got := f.ok(Bash, obj{"command": "cat in.txt; ls -a | wc -l > /dev/null; cat " + filepath.Join(f.outside, "secret")}); got != "hello\ntop secret" {
+		t.Fatalf("reads in read-only: %q", got)
+	}
+	for _, cmd := range []string{"echo x > in.txt", "echo x > new.txt", "rm in.txt", "mkdir d", "echo x > /tmp/wfrun-ro-test", "touch " + filepath.Join(f.outside, "x")} {
+		f.fails(Bash, obj{"command": cmd}, "[exit status")
+	}
+	if f.read("in.txt") != "hello\n" {
+		t.Fatal("read-only Bash changed a file")
+	}
+}
+
+func TestBashInDangerFullAccessIsNotSandboxed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, workspace.DangerFullAccess, nil)
+	f.ok(Bash, obj{"command": "echo x > " + filepath.Join(f.outside, "allowed")})
+	if _, err := os.Stat(filepath.Join(f.outside, "allowed")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBashReportsExitStatusTimeoutAndTruncation(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, workspace.WorkspaceWrite, nil)
+	f.fails(Bash, obj{"command": "echo before; echo oops >&2; exit 3"}, "before\noops\n[exit status 3]")
+	f.fails(Bash, obj{"command": "echo started; sleep 30", "timeout": 300}, "started", "did not finish within its timeout of 300ms")
+	got := f.ok(Bash, obj{"command": "head -c 100000 /dev/zero | tr '\\0' a; echo; echo tail >&2"})
+	if !strings.HasPrefix(got, strings.Repeat("a", 1000)) || !strings.HasSuffix(got, "[output truncated: the first 30000 of 100006 bytes are shown; redirect the output to a file and Read or Grep it]") {
+		t.Fatalf("a flood: %d bytes, ends %q", len(got), got[len(got)-200:])
+	}
+	if got := f.ok(Bash, obj{"command": "true"}); got != "(no output)" {
+		t.Fatalf("no output: %q", got)
+	}
+	f.fails(Bash, obj{"command": "  "}, "needs a command")
+	f.fails(Bash, obj{"command": "true", "timeout": -1}, "milliseconds")
+}
+
+func TestBashKillsWhatTheCommandLeftBehind(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, workspace.WorkspaceWrite, nil)
+	got := f.ok(Bash, obj{"command": "sleep 30 & echo $$"})
+	pgid, err := strconv.Atoi(got)
+	if err != nil {
+		t.Fatalf("got %q", got)
+	}
+	proctest.AssertGroupGone(t, pgid)
+}
+
+func TestBashStopsWhenTheChildIsCancelled(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, workspace.WorkspaceWrite, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := f.set.Call(ctx, Bash, json.RawMessage(`{"command":"echo waiting; sleep 30"}`))
+	if err == nil || !strings.Contains(err.Error(), "waiting") || !strings.Contains(err.Error(), "the child was stopped") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestBashGetsAMinimalEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-must-not-leak")
+	t.Setenv("WFRUN_TEST_SECRET", "also-secret")
+	f := newFixture(t, workspace.WorkspaceWrite, nil)
+	got := f.ok(Bash, obj{"command": "env"})
+	for _, secret := range []string{"sk-must-not-leak", "also-secret"} {
+		if strings.Contains(got, secret) {
+			t.Fatalf("the environment leaked %s:\n%s", secret, got)
+		}
+	}
+	for _, want := range []string{"PATH=", "HOME=", "TMPDIR=/", "XDG_CACHE_HOME=/", "PAGER=cat"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the environment lacks %s:\n%s", want, got)
+		}
+	}
+	if pwd := f.ok(Bash, obj{"command": "pwd -P"}); pwd != f.root {
+		t.Errorf("the command ran in %s, want the workspace %s", pwd, f.root)
+	}
+}

@@ -1,0 +1,14 @@
+package tools
+
+import (
+	"testing"
+
+	"github.com/wfrun/wfrun/agentapi/workspace"
+	"github.com/wfrun/wfrun/internal/leaktest"
+)
+
+// TestMain makes the test binary the sandbox helper, as wfrun's main does.
+func TestMain(m *testing.M) {
+	workspace.Init()
+	leaktest.VerifyTestMain(m)
+}

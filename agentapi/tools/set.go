@@ -1,0 +1,170 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/workspace"
+)
+
+// The names of the built-in tools: Claude Code's, because persona files and
+// scripts' tools:[…] lists name them.
+const (
+	Read      = "Read"
+	Write     = "Write"
+	Edit      = "Edit"
+	Glob      = "Glob"
+	Grep      = "Grep"
+	Bash      = "Bash"
+	TodoWrite = "TodoWrite"
+)
+
+// Names returns the tools mode allows, in the order the model sees them:
+// Read, Glob, Grep, Bash and TodoWrite in every mode, and Write and Edit
+// where the mode can write. Bash is offered in read-only too, inside a
+// sandbox that can write nowhere.
+func Names(mode workspace.Mode) []string {
+	if mode.CanWrite() {
+		return []string{Read, Write, Edit, Glob, Grep, Bash, TodoWrite}
+	}
+	return []string{Read, Glob, Grep, Bash, TodoWrite}
+}
+
+// IsBuiltin reports whether name is one of the built-in tools, whatever
+// the mode. A persona may list names wfrun has not built (Skill,
+// WebSearch, …): those are simply not available.
+func IsBuiltin(name string) bool { return slices.Contains(Names(workspace.DangerFullAccess), name) }
+
+// Options adjust a Set. The zero value is the full set of the mode with
+// the default limits.
+type Options struct {
+	// Allow, when not nil, keeps only the tools it names (a persona's tools,
+	// already narrowed by disallowedTools and the call's tools:[…]). It
+	// never adds a tool the mode does not allow; unknown names are ignored.
+	Allow []string
+}
+
+// Set is one child's built-in tools, rooted at its workspace (the run's, or
+// the child's worktree). It implements agentapi.Toolbox, is safe for
+// concurrent use, and must be closed when the child ends: Close removes the
+// child's temp folder.
+type Set struct {
+	ws    *workspace.Workspace
+	root  *os.Root // every file operation goes through it
+	names []string
+
+	writes sync.Mutex // Write and Edit run one at a time
+
+	mu     sync.Mutex
+	tmp    string // the child's temp folder, made by the first Bash call
+	todos  []todo
+	closed bool
+}
+
+var _ agentapi.Toolbox = (*Set)(nil)
+
+// New returns the tool set of one child working in ws.
+func New(ws *workspace.Workspace, opts Options) (*Set, error) {
+	root, err := os.OpenRoot(ws.Root())
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the workspace %s for the tools: %w", ws.Root(), err)
+	}
+	names := Names(ws.Mode())
+	if opts.Allow != nil {
+		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(opts.Allow, n) })
+	}
+	return &Set{ws: ws, root: root, names: names}, nil
+}
+
+// Workspace returns the workspace the tools work in.
+func (s *Set) Workspace() *workspace.Workspace { return s.ws }
+
+// Tools lists the tools of the set with their input schemas.
+func (s *Set) Tools(ctx context.Context) ([]agentapi.Tool, error) {
+	out := make([]agentapi.Tool, 0, len(s.names))
+	for _, n := range s.names {
+		out = append(out, agentapi.Tool{Name: n, Description: description(n, s.ws), InputSchema: json.RawMessage(schemas[n])})
+	}
+	return out, nil
+}
+
+// ErrUnknownTool is the cause when Call names a tool the set does not have.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// ErrClosed is returned by Call after Close.
+var ErrClosed = errors.New("the tool set is closed: the child has ended")
+
+// Call runs one tool. Every error is for the model to read as the tool's
+// result: bad arguments, a path outside the workspace, a failed command.
+// None of them ends the child.
+func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return "", ErrClosed
+	}
+	if !slices.Contains(s.names, name) {
+		return "", fmt.Errorf("%w %q: the tools available here are %s", ErrUnknownTool, name, strings.Join(s.names, ", "))
+	}
+	switch name {
+	case Read:
+		return call(ctx, s, name, args, s.read)
+	case Write:
+		return call(ctx, s, name, args, s.write)
+	case Edit:
+		return call(ctx, s, name, args, s.edit)
+	case Glob:
+		return call(ctx, s, name, args, s.glob)
+	case Grep:
+		return call(ctx, s, name, args, s.grep)
+	case Bash:
+		return call(ctx, s, name, args, s.bash)
+	case TodoWrite:
+		return call(ctx, s, name, args, s.todoWrite)
+	}
+	return "", fmt.Errorf("%w %q", ErrUnknownTool, name)
+}
+
+// Close removes the child's temp folder and releases the workspace. Calls
+// after Close fail with ErrClosed.
+func (s *Set) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.tmp != "" {
+		err = os.RemoveAll(s.tmp)
+	}
+	return errors.Join(err, s.root.Close())
+}
+
+// path resolves a path argument: the real absolute path (for messages and
+// results) and the same relative to the root (for s.root).
+func (s *Set) path(p string) (abs, rel string, err error) {
+	if abs, err = s.ws.Resolve(p); err != nil {
+		return "", "", err
+	}
+	return abs, s.ws.Rel(abs), nil
+}
+
+// unwrapPath drops the *fs.PathError around err: its path is relative to
+// the root, and the message already names the absolute one.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,68 @@
+// Package workspace is what a child of a real provider may touch: a root
+// folder, a sandbox mode, the check that keeps every path of a tool inside
+// the root, the OS sandbox that confines every process a child starts, and
+// the git worktrees of isolated children.
+//
+// # The model
+//
+// A Workspace is a root (absolute, symlinks resolved once in New) and a
+// Mode, a closed vocabulary named after Codex's: ReadOnly, WorkspaceWrite
+// (the default) and DangerFullAccess. Modes are ordered; Narrow and
+// Mode.Narrow only ever narrow, so a persona's permission mode or a call
+// can take rights away from a run, never add them.
+//
+// Resolve is the one path check: a path is read from the root, every
+// symbolic link is followed (also for a path that does not exist yet, so
+// that a dangling link pointing out cannot be written through), and the
+// real path must end inside the root; ErrOutside otherwise. It checks names,
+// not open files: the tools open through os.Root, which refuses an escape
+// at open time, and processes are confined by the kernel.
+//
+// # The OS sandbox
+//
+// Confine turns a command into one that runs under the mode: unchanged in
+// DangerFullAccess, else through the sandbox helper, this same executable
+// re-executed with the hidden argument HelperArg. The helper applies a
+// Landlock ruleset to itself and then execs the command, which inherits it
+// for good; the engine's own process is never restricted, because Go cannot
+// run code between fork and exec. The rules: reads and execution anywhere;
+// writes only in the root (and a worktree's git folders) and the per-child
+// temp folder in WorkspaceWrite, nowhere in ReadOnly, except /dev/null,
+// /dev/zero, /dev/full, /dev/random and /dev/urandom; TCP connect and bind
+// refused unless Config.Network is set. The ruleset is the strictest the
+// kernel supports (also refusing signals to processes outside the sandbox
+// and abstract Unix sockets from ABI 6 on), and never best effort: a kernel
+// below Landlock ABI 4 (3 with Network) refuses every sandboxed command
+// with ErrNoLandlock and a sentence naming --sandbox danger-full-access as
+// the way out. Nothing ever runs unconfined by accident.
+//
+// # The one piece of state: Init
+//
+// A program whose children run sandboxed commands calls Init first thing in
+// main (wfrun through engine.Init, test binaries in TestMain). Started as
+// the helper, Init applies the sandbox and execs; otherwise it returns and
+// records, in the package's only variable, that re-executing this binary
+// reaches the helper. Without that record Confine refuses with ErrNoHelper
+// and a sentence naming the call, rather than re-executing a program that
+// would treat the helper's arguments as its own. Dispatch adds further
+// helper modes (the same entry will serve process isolation of whole runs).
+//
+// # Worktrees
+//
+// AddWorktree gives an isolated child a fresh `git worktree` of the
+// repository's HEAD on branch wfrun/<agentId>, under
+// WORKSPACE/.wfrun/worktrees/<agentId>, excluded from the main checkout's
+// status through .git/info/exclude. Its Workspace is rooted there and may
+// write, besides, exactly the git folders a commit on its own branch needs.
+// Finish removes a worktree that is unchanged and has no new commit, and
+// keeps any other, returning its Kept {path, branch}. Git runs as the real
+// binary, with a minimal environment and without hooks, retried when
+// another git process holds a lock.
+//
+// # Place
+//
+// The package belongs to agentapi's provider layer: it imports agentapi's
+// internal process supervision, internal/wferr, go-landlock and the
+// standard library, never runtime, engine, sandbox or cmd. Tools
+// (agentapi/tools) and providers use it; the run side never does.
+package workspace

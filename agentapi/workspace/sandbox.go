@@ -1,0 +1,176 @@
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+)
+
+// ErrNoHelper is the cause when a sandboxed command is refused because the
+// program never called Init.
+var ErrNoHelper = errors.New("the sandbox helper is not available")
+
+// ErrNoLandlock is the cause when a sandboxed command is refused because
+// the kernel cannot enforce the mode's rules.
+var ErrNoLandlock = errors.New("the kernel cannot enforce the sandbox")
+
+// helperStatus is the exit status of a helper that refused to run the
+// command; the command itself never ran.
+const helperStatus = 125
+
+// policy is what the helper enforces on itself before it executes the
+// command. It travels as JSON in the helper's arguments.
+type policy struct {
+	Mode    Mode     `json:"mode"`    // for the helper's messages
+	Write   []string `json:"write"`   // folders writable besides the device files
+	Network bool     `json:"network"` // TCP connect and bind allowed
+}
+
+// neededABI is the Landlock ABI the rules need: 3 for writes (truncate(2)
+// is restricted only from ABI 3 on, so with less a file outside could be
+// emptied), 4 when TCP must be refused too.
+func neededABI(network bool) int {
+	if network {
+		return 3
+	}
+	return 4
+}
+
+// Confine returns the program and arguments that run path with argv (argv[0]
+// included) under the workspace's sandbox mode; the caller starts them with
+// the command's environment, in the folder it chooses.
+//
+//   - DangerFullAccess: path and argv unchanged.
+//   - WorkspaceWrite: the helper (this executable, re-executed with
+//     HelperArg) applies Landlock to itself, allowing writes only in the
+//     root, in the folders a worktree needs, and in tmp (when not ""), and
+//     then executes path.
+//   - ReadOnly: the same with nothing writable.
+//
+// In both sandboxed modes only a few device files (/dev/null, /dev/zero,
+// /dev/full, /dev/random, /dev/urandom) are writable besides, reads and
+// execution are allowed everywhere, and TCP is refused unless
+// Config.Network is set. The error, when the command cannot be confined,
+// wraps ErrNoHelper (Init was not called) or ErrNoLandlock (the kernel
+// lacks what the rules need); the command must then not run at all.
+func (w *Workspace) Confine(path string, argv []string, tmp string) (string, []string, error) {
+	if !w.mode.Sandboxed() {
+		return path, argv, nil
+	}
+	if err := w.CheckSandbox(); err != nil {
+		return "", nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, fmt.Errorf("sandboxed commands are refused: wfrun cannot find its own executable to start the sandbox helper (%v); run with --sandbox danger-full-access to opt out of the sandbox: %w", err, ErrNoHelper)
+	}
+	pol := policy{Mode: w.mode, Network: w.network}
+	if w.mode == WorkspaceWrite {
+		pol.Write = append([]string{w.root}, w.writable...)
+		if tmp != "" {
+			pol.Write = append(pol.Write, tmp)
+		}
+	}
+	enc, err := json.Marshal(pol)
+	if err != nil {
+		return "", nil, err
+	}
+	args := append([]string{exe, HelperArg, sandboxWord, string(enc), path}, argv...)
+	return exe, args, nil
+}
+
+// CheckSandbox reports why sandboxed commands would be refused in this
+// workspace, or nil when they can run (and always in DangerFullAccess). A
+// caller may use it to refuse early, before it builds a command.
+func (w *Workspace) CheckSandbox() error {
+	if !w.mode.Sandboxed() {
+		return nil
+	}
+	if !w.helper() {
+		return fmt.Errorf("sandboxed commands are refused: the %s sandbox starts each command through a helper mode of this program, and this program did not call workspace.Init() (engine.Init() in programs that embed wfrun's engine) at the top of main; add that call, or run with --sandbox danger-full-access to opt out of the sandbox: %w", w.mode, ErrNoHelper)
+	}
+	need := neededABI(w.network)
+	abi, err := w.abi()
+	if err != nil || abi < need {
+		return landlockRefusal(w.mode, w.network, abi, err)
+	}
+	return nil
+}
+
+// landlockRefusal is the sentence for a kernel that cannot enforce mode.
+func landlockRefusal(mode Mode, network bool, abi int, err error) error {
+	need := neededABI(network)
+	have := fmt.Sprintf("this kernel's Landlock ABI is %d", abi)
+	fix := "run on Linux " + kernelFor(need) + " or later"
+	if err != nil {
+		have = fmt.Sprintf("this kernel has no Landlock (%v)", err)
+		fix = "run on a kernel with Landlock enabled (Linux " + kernelFor(need) + " or later, with landlock in its lsm= list)"
+	}
+	what := "confine writes and refuse TCP"
+	if network {
+		what = "confine writes"
+	}
+	return fmt.Errorf("sandboxed commands are refused: the %s sandbox needs Landlock ABI %d or later to %s, and %s, so a command would run unconfined; %s, or opt out with --sandbox danger-full-access, which runs commands without any sandbox: %w",
+		mode, need, what, have, fix, ErrNoLandlock)
+}
+
+// kernelFor names the first Linux release with Landlock ABI abi.
+func kernelFor(abi int) string {
+	switch abi {
+	case 3:
+		return "6.2"
+	case 4:
+		return "6.7"
+	}
+	return "6.7"
+}
+
+// sandboxMain is the sandbox helper: args are the policy as JSON, the
+// program's path and its argv. It restricts the process and executes the
+// program, so on success it never returns; on failure it says why and
+// returns helperStatus, and the program never runs.
+func sandboxMain(args []string, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "wfrun sandbox: "+format+"; the command was not run\n", a...)
+		return helperStatus
+	}
+	if len(args) < 3 {
+		return fail("the helper needs a policy, a program and its argv (it is started by wfrun itself, not by hand)")
+	}
+	var pol policy
+	if err := json.Unmarshal([]byte(args[0]), &pol); err != nil {
+		return fail("the policy %q is not valid: %v", args[0], err)
+	}
+	path, argv := args[1], args[2:]
+	if !filepath.IsAbs(path) || slices.ContainsFunc(pol.Write, func(d string) bool { return !filepath.IsAbs(d) }) {
+		return fail("the program and the writable folders must be absolute paths")
+	}
+	if err := restrictSelf(pol); err != nil {
+		return fail("%v", err)
+	}
+	err := syscall.Exec(path, argv, os.Environ())
+	return fail("cannot execute %s: %v", path, err)
+}
+
+// Env returns variables that processes in this workspace need besides
+// their ordinary environment. In ReadOnly, git is told not to take its
+// optional locks (`git status` would otherwise try to refresh the index).
+// In a worktree, git's automatic garbage collection is off: it would
+// rewrite the shared repository, which is not the child's to write.
+func (w *Workspace) Env() map[string]string {
+	env := map[string]string{}
+	if w.mode == ReadOnly {
+		env["GIT_OPTIONAL_LOCKS"] = "0"
+	}
+	if w.worktree {
+		env["GIT_CONFIG_COUNT"] = "1"
+		env["GIT_CONFIG_KEY_0"] = "gc.auto"
+		env["GIT_CONFIG_VALUE_0"] = "0"
+	}
+	return env
+}
