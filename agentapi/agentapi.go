@@ -107,7 +107,19 @@ type Result struct {
 	Error   string      // a sentence saying why the child did not complete
 	Note    string      // optional remark on a completed child (e.g. "max_turns reached")
 
+	// Worktree is the git worktree an isolated child left behind because it
+	// changed something (whatever its status); nil when it had none or the
+	// worktree was removed.
+	Worktree *Worktree
+
 	Usage Usage
+}
+
+// Worktree is where an isolated child's work is: a branch, checked out at
+// Path. Its JSON form is the `worktree` of agent.end and of the envelope.
+type Worktree struct {
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
 }
 
 // Provider runs sub-agents. Implementations must be safe for concurrent use.

@@ -208,7 +208,7 @@ func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config) {
 	out := runtime.Run(ctx, cfg)
 	res := WorkflowResult{
 		RunID: r.id, Value: out.Value, StopReason: StopCompleted,
-		AgentsSpawned: out.AgentsSpawned, Agents: out.Agents, Usage: out.Usage,
+		AgentsSpawned: out.AgentsSpawned, Agents: out.Agents, Usage: out.Usage, Worktrees: out.Worktrees,
 		Warnings: r.warnings,
 	}
 	if out.Err != nil {

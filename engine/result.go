@@ -28,6 +28,10 @@ type AgentCounts = runtime.Counts
 // agentapi.Usage.
 type Usage = agentapi.Usage
 
+// KeptWorktree is a worktree an isolated child left behind: its agent id,
+// path and branch (an alias of runtime.KeptWorktree).
+type KeptWorktree = runtime.KeptWorktree
+
 // WorkflowResult is how a run settled: one JSON object (docs/cli.md, "Output").
 // Error and ErrorCode are set exactly when StopReason is not completed.
 type WorkflowResult struct {
@@ -43,8 +47,11 @@ type WorkflowResult struct {
 	AgentsSpawned int             `json:"agentsSpawned"`
 	Agents        AgentCounts     `json:"agents"`
 	Usage         Usage           `json:"usage"`
-	DurationMs    int64           `json:"durationMs"`
-	Warnings      []string        `json:"warnings,omitempty"`
+	// Worktrees are the git worktrees isolated children left behind with
+	// their changes (isolation: 'worktree'), in the order they ended.
+	Worktrees  []KeptWorktree `json:"worktrees,omitempty"`
+	DurationMs int64          `json:"durationMs"`
+	Warnings   []string       `json:"warnings,omitempty"`
 }
 
 // Err returns the run's error as an *Error, or nil when it completed.

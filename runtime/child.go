@@ -57,6 +57,8 @@ type outcome struct {
 	output  json.RawMessage // set for a completed schema call
 	note    string          // the provider's remark on the child (e.g. "max_turns reached")
 	usage   agentapi.Usage
+
+	worktree *agentapi.Worktree // the isolated child's kept worktree, if any
 }
 
 // dispatch starts c if a slot is free, or queues it. Loop goroutine, after
@@ -216,7 +218,7 @@ func (r *run) callProvider(ctx context.Context, req agentapi.Request) (res agent
 // again here so every provider is held to the same contract. Child
 // goroutine; holds no lock.
 func (r *run) classify(ctx context.Context, c *child, res agentapi.Result) outcome {
-	o := outcome{status: res.Status, failure: res.Failure, err: res.Error, note: res.Note, usage: res.Usage}
+	o := outcome{status: res.Status, failure: res.Failure, err: res.Error, note: res.Note, usage: res.Usage, worktree: res.Worktree}
 	if res.Status == agentapi.StatusCompleted {
 		if c.schema == nil {
 			o.text = res.Text
@@ -228,7 +230,7 @@ func (r *run) classify(ctx context.Context, c *child, res agentapi.Result) outco
 		}
 		if err := c.schema.Validate(raw); err != nil {
 			return outcome{status: agentapi.StatusFailed, failure: agentapi.FailureInvalidOutput,
-				err: "the answer does not match the schema: " + err.Error(), note: res.Note, usage: res.Usage}
+				err: "the answer does not match the schema: " + err.Error(), note: res.Note, usage: res.Usage, worktree: res.Worktree}
 		}
 		o.output = raw
 		return o
@@ -293,9 +295,12 @@ func (r *run) finish(c *child, o outcome) {
 		r.counts.Cancelled++
 	}
 	r.usage = r.usage.Add(o.usage)
+	if o.worktree != nil {
+		r.worktrees = append(r.worktrees, KeptWorktree{AgentID: c.req.AgentID, Worktree: *o.worktree})
+	}
 	ev := Event{Type: EventAgentEnd, AgentID: c.req.AgentID, Seq: c.req.Seq, Label: c.req.Label,
 		Phase: c.req.Phase, Model: c.req.Model, Outcome: o.status, Note: o.note, Usage: ptr(o.usage),
-		DurationMs: ptr(time.Since(c.startedAt).Milliseconds())}
+		DurationMs: ptr(time.Since(c.startedAt).Milliseconds()), Worktree: o.worktree}
 	if o.status != agentapi.StatusCompleted {
 		ev.Failure, ev.Error = o.failure, o.err
 	}
@@ -348,6 +353,12 @@ func (r *run) deliver(rt *sandbox.Runtime, c *child, o outcome) error {
 	if o.status != agentapi.StatusCompleted {
 		_ = env.Set("error", o.err)
 		_ = env.Set("failure", string(o.failure))
+	}
+	if o.worktree != nil {
+		wt := vm.NewObject()
+		_ = wt.Set("path", o.worktree.Path)
+		_ = wt.Set("branch", o.worktree.Branch)
+		_ = env.Set("worktree", wt)
 	}
 	return c.resolve(env)
 }

@@ -58,6 +58,8 @@ type Event struct {
 	Note       string               `json:"note,omitempty"` // the provider's remark, e.g. "max_turns reached"
 	Usage      *agentapi.Usage      `json:"usage,omitempty"`
 	DurationMs *int64               `json:"durationMs,omitempty"`
+	// Worktree is where an isolated child left its changes (kept worktree).
+	Worktree *agentapi.Worktree `json:"worktree,omitempty"`
 
 	// run.end: the WorkflowResult without its value (filled in by package engine).
 	Result any `json:"result,omitempty"`

@@ -69,6 +69,12 @@ type Counts struct {
 	Replayed  int `json:"replayed"`
 }
 
+// KeptWorktree is a worktree an isolated child of the run left behind.
+type KeptWorktree struct {
+	AgentID string `json:"agentId"`
+	agentapi.Worktree
+}
+
 // Outcome is how a run ended.
 type Outcome struct {
 	Value         json.RawMessage // the script's return value as JSON; nil when Err is set
@@ -76,6 +82,9 @@ type Outcome struct {
 	AgentsSpawned int
 	Agents        Counts
 	Usage         agentapi.Usage
+	// Worktrees are the worktrees isolated children left behind, in the
+	// order they ended.
+	Worktrees []KeptWorktree
 
 	// Drained is closed when every child goroutine of the run has returned.
 	// It may stay open after Run returns if a provider ignores cancellation.
@@ -110,12 +119,13 @@ type run struct {
 	drained     chan struct{}
 	drainedOnce sync.Once
 
-	mu       sync.Mutex
-	stopping bool         // no child may start once set
-	fatal    *wferr.Error // the first fatal error
-	spawned  int
-	counts   Counts
-	usage    agentapi.Usage
+	mu        sync.Mutex
+	stopping  bool         // no child may start once set
+	fatal     *wferr.Error // the first fatal error
+	spawned   int
+	counts    Counts
+	usage     agentapi.Usage
+	worktrees []KeptWorktree
 }
 
 // Run runs cfg.Script to the end on the calling goroutine and returns how it
@@ -160,6 +170,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	out.AgentsSpawned = r.spawned
 	out.Agents = r.counts
 	out.Usage = r.usage
+	out.Worktrees = r.worktrees
 	r.mu.Unlock()
 
 	r.ended.Store(true)

@@ -12,6 +12,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/modelmap"
 	"github.com/wfrun/wfrun/agentapi/persona"
+	"github.com/wfrun/wfrun/agentapi/workspace"
 )
 
 // The defaults of a zero Config field.
@@ -74,8 +75,16 @@ type Config struct {
 	// key ("gpt-4o-2024-08-06" is priced as "gpt-4o").
 	Prices map[string]Price
 
-	// Toolbox holds the tools children may call; nil means no tools.
+	// Toolbox holds tools children may call besides the built-in ones (the
+	// MCP servers' tools, say); nil means none.
 	Toolbox agentapi.Toolbox
+
+	// Workspace is the folder children work in and the sandbox mode that
+	// bounds them. With it, every child gets the built-in tools (Read,
+	// Write, Edit, Glob, Grep, Bash, TodoWrite; agentapi/tools) rooted there,
+	// and isolation: 'worktree' gives a child its own git worktree of it. nil
+	// means no built-in tools and no isolation.
+	Workspace *workspace.Workspace
 
 	// Personas are the personas a request's Persona (agentType) may name;
 	// nil means the built-ins only (general-purpose, Explore, Plan). Load

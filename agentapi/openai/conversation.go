@@ -14,6 +14,8 @@ import (
 	"github.com/wfrun/wfrun/agentapi/modelmap"
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/agentapi/schema"
+	"github.com/wfrun/wfrun/agentapi/tools"
+	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -34,18 +36,35 @@ type conversation struct {
 
 	ctxw contextWindow // keeps the history within the model's window
 
+	// The child's place: its workspace (the run's, narrowed by a read-only
+	// persona, or its own worktree's) and the built-in tools rooted there.
+	// nil without Config.Workspace. See workplace.go.
+	ws       *workspace.Workspace
+	worktree *workspace.Worktree
+	builtin  *tools.Set
+
 	usage  agentapi.Usage
 	tr     *transcript
 	callNo int // numbers tool calls that came without an id
 }
 
-func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (*conversation, error) {
+// newConversation sets up one child. On success the caller must end it
+// with leaveWorkplace; on an error nothing is left behind.
+func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (_ *conversation, err error) {
 	set, err := p.settle(req)
 	if err != nil {
 		return nil, err
 	}
 	c := &conversation{p: p, req: req, settings: set, allowed: map[string]agentapi.Toolbox{}}
 	c.ctxw.window = set.window
+	if err := c.enterWorkplace(ctx); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			c.leaveWorkplace(context.WithoutCancel(ctx))
+		}
+	}()
 	if len(bytes.TrimSpace(req.Schema)) > 0 {
 		sch, err := p.schemas.Get(req.Schema)
 		if err != nil {
@@ -97,7 +116,7 @@ func (c *conversation) systemPrompt(schemaText []byte) string {
 func (c *conversation) pickTools(ctx context.Context) error {
 	var all []agentapi.Tool
 	from := map[string]agentapi.Toolbox{}
-	for _, box := range c.p.toolSources() {
+	for _, box := range c.toolSources() {
 		ts, err := box.Tools(ctx)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -3,7 +3,11 @@ package openai
 import (
 	"testing"
 
+	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/internal/leaktest"
 )
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	workspace.Init() // sandboxed Bash re-executes this test binary as the helper
+	leaktest.VerifyTestMain(m)
+}

@@ -49,7 +49,7 @@ You review the change you are given and report only real problems, each with its
 `
 
 func echoBox(names ...string) *toolbox {
-	return &toolbox{tools: tools(names...), fn: func(_ context.Context, name string, _ json.RawMessage) (string, error) {
+	return &toolbox{tools: fakeTools(names...), fn: func(_ context.Context, name string, _ json.RawMessage) (string, error) {
 		return "ran " + name, nil
 	}}
 }

@@ -63,6 +63,7 @@ func (p *Provider) Capabilities() agentapi.Capabilities {
 		ToolFilter:   true,
 		Persona:      true,
 		Effort:       true,
+		Isolation:    p.cfg.Workspace != nil,
 		Model:        true,
 		MaxTurns:     true,
 	}
@@ -91,6 +92,7 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 		return agentapi.Result{}, err
 	}
 	res, err := c.run(ctx)
+	res.Worktree = c.leaveWorkplace(context.WithoutCancel(ctx))
 	c.finish(res, err)
 	return res, err
 }

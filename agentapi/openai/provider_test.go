@@ -81,7 +81,7 @@ func TestToolCallsOfOneTurnRunConcurrentlyAndAFailingToolIsAResult(t *testing.T)
 	// Both lookups must be running at once to get past the barrier.
 	var barrier sync.WaitGroup
 	barrier.Add(2)
-	tb := &toolbox{tools: tools("lookup", "broken"), fn: func(ctx context.Context, name string, args json.RawMessage) (string, error) {
+	tb := &toolbox{tools: fakeTools("lookup", "broken"), fn: func(ctx context.Context, name string, args json.RawMessage) (string, error) {
 		if name == "broken" {
 			return "", errors.New("disk on fire")
 		}
@@ -123,7 +123,7 @@ func TestToolCallsOfOneTurnRunConcurrentlyAndAFailingToolIsAResult(t *testing.T)
 }
 
 func TestRequestToolsNarrowTheToolboxAndNeverWidenIt(t *testing.T) {
-	tb := &toolbox{tools: tools("a", "b", "c"), fn: func(context.Context, string, json.RawMessage) (string, error) {
+	tb := &toolbox{tools: fakeTools("a", "b", "c"), fn: func(context.Context, string, json.RawMessage) (string, error) {
 		return "ran", nil
 	}}
 	for _, tc := range []struct {
@@ -418,7 +418,7 @@ func TestConnectionRefusedIsUpstreamUnavailable(t *testing.T) {
 
 func TestTheTurnLimitEndsWithOneLastTurnWithoutTools(t *testing.T) {
 	loop := callTools(usage{prompt: 1, completion: 1}, call{"c", "a", `{}`})
-	tb := &toolbox{tools: tools("a"), fn: func(context.Context, string, json.RawMessage) (string, error) { return "more", nil }}
+	tb := &toolbox{tools: fakeTools("a"), fn: func(context.Context, string, json.RawMessage) (string, error) { return "more", nil }}
 
 	t.Run("an answer in the last turn completes with a note", func(t *testing.T) {
 		s := newServer(t, loop, loop, reply("best effort", usage{prompt: 1, completion: 1}))
@@ -451,7 +451,7 @@ func TestTheTranscriptRecordsTheConversation(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(s)
 	cfg.TranscriptDir = dir + "/transcripts"
-	cfg.Toolbox = &toolbox{tools: tools("a"), fn: func(context.Context, string, json.RawMessage) (string, error) { return "tool says hi", nil }}
+	cfg.Toolbox = &toolbox{tools: fakeTools("a"), fn: func(context.Context, string, json.RawMessage) (string, error) { return "tool says hi", nil }}
 	run(t, mustNew(t, cfg), agentapi.Request{Prompt: "x", AgentID: "ag_7"})
 
 	data, err := os.ReadFile(cfg.TranscriptDir + "/ag_7.jsonl")

@@ -188,7 +188,7 @@ func (b *toolbox) Call(ctx context.Context, name string, args json.RawMessage) (
 	return b.fn(ctx, name, args)
 }
 
-func tools(names ...string) []agentapi.Tool {
+func fakeTools(names ...string) []agentapi.Tool {
 	var ts []agentapi.Tool
 	for _, n := range names {
 		ts = append(ts, agentapi.Tool{Name: n, Description: "the " + n + " tool",

@@ -21,12 +21,15 @@ const finalAnswerTool = "final_answer"
 var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // toolSources are the toolboxes a child's tools come from, in order: a
-// tool name the first has hides the same name in later ones. Today that
-// is Config.Toolbox (MCP servers); built-in workspace tools are the next.
-func (p *Provider) toolSources() []agentapi.Toolbox {
+// tool name the first has hides the same name in later ones. The child's
+// built-in tools come first, then Config.Toolbox (MCP servers).
+func (c *conversation) toolSources() []agentapi.Toolbox {
 	var boxes []agentapi.Toolbox
-	if p.cfg.Toolbox != nil {
-		boxes = append(boxes, p.cfg.Toolbox)
+	if c.builtin != nil {
+		boxes = append(boxes, c.builtin)
+	}
+	if c.p.cfg.Toolbox != nil {
+		boxes = append(boxes, c.p.cfg.Toolbox)
 	}
 	return boxes
 }

@@ -69,7 +69,7 @@ func answer(text string) func(goopenai.ChatCompletionRequest) map[string]any {
 
 // bigFiles is a toolbox whose Read returns size bytes of numbered lines.
 func bigFiles(size int) *toolbox {
-	return &toolbox{tools: tools("Read"), fn: func(_ context.Context, _ string, args json.RawMessage) (string, error) {
+	return &toolbox{tools: fakeTools("Read"), fn: func(_ context.Context, _ string, args json.RawMessage) (string, error) {
 		var b strings.Builder
 		for i := 0; b.Len() < size; i++ {
 			b.WriteString("line of the file, with some content to read ")

@@ -28,9 +28,11 @@ type options struct {
 	baseURL, mcpConfig, commandSpec, transcripts, prices string
 
 	// Sub-agents' personas, models and workspace.
-	agentsDirs stringList
-	modelMap   string
-	workspace  string
+	agentsDirs     stringList
+	modelMap       string
+	workspace      string
+	sandbox        string
+	sandboxNetwork bool
 
 	help, version bool
 
@@ -87,6 +89,8 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.prices, "prices")
 	str(&o.modelMap, "model-map")
 	str(&o.workspace, "workspace")
+	str(&o.sandbox, "sandbox")
+	fs.BoolVar(&o.sandboxNetwork, "sandbox-network", false, "")
 	fs.Var(&o.agentsDirs, "agents-dir", "")
 	fs.BoolVar(&o.help, "help", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
@@ -162,7 +166,7 @@ func (o *options) validate() error {
 		return err
 	}
 	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
-		"base-url", "mcp-config", "command-spec", "transcripts", "prices", "model-map", "workspace"} {
+		"base-url", "mcp-config", "command-spec", "transcripts", "prices", "model-map", "workspace", "sandbox"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
 		}
@@ -210,6 +214,8 @@ func (o *options) value(name string) string {
 		return o.modelMap
 	case "workspace":
 		return o.workspace
+	case "sandbox":
+		return o.sandbox
 	}
 	return ""
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/wfrun/wfrun/engine"
 )
 
 // Exit statuses (docs/cli.md, "Exit status").
@@ -30,6 +32,7 @@ type env struct {
 }
 
 func main() {
+	engine.Init() // first: started as the sandbox helper, this never returns
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	os.Exit(runMain(os.Args[1:], env{

@@ -17,7 +17,10 @@ import (
 	"github.com/wfrun/wfrun/internal/eventcheck"
 )
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	engine.Init() // sandboxed tools re-execute this test binary as the helper
+	leaktest.VerifyTestMain(m)
+}
 
 // call describes one in-process invocation of wfrun.
 type call struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/modelmap"
 	"github.com/wfrun/wfrun/agentapi/openai"
 	"github.com/wfrun/wfrun/agentapi/persona"
+	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/engine"
 )
 
@@ -22,8 +23,9 @@ type providerFlags struct {
 	transcripts string // --transcripts
 	prices      string // --prices
 
-	personas *persona.Set  // --agents-dir and the usual folders
-	models   *modelmap.Map // --model-map; nil without it
+	personas  *persona.Set     // --agents-dir and the usual folders
+	models    *modelmap.Map    // --model-map; nil without it
+	workspace workspace.Config // --workspace, --sandbox, --sandbox-network
 }
 
 // providerSet builds the providers this command line configures besides the
@@ -61,6 +63,11 @@ func providerSet(ctx context.Context, pf providerFlags, getenv func(string) stri
 	}
 	cfg.TranscriptDir = pf.transcripts
 	cfg.Personas, cfg.Models = pf.personas, pf.models
+	ws, err := workspace.New(pf.workspace)
+	if err != nil {
+		return nil, close, precheck(engine.CodeInvalidRequest, "--workspace: %v", err)
+	}
+	cfg.Workspace = ws
 	if pf.prices != "" {
 		prices, err := openai.LoadPrices(pf.prices)
 		if err != nil {

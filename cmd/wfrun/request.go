@@ -13,6 +13,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/agentapi/modelmap"
 	"github.com/wfrun/wfrun/agentapi/persona"
+	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/engine"
 )
 
@@ -86,6 +87,17 @@ func readAgents(in *invocation, o *options, e env) error {
 	}
 	in.personas = set
 	in.providers.personas = set
+	mode := workspace.WorkspaceWrite
+	if o.sandbox != "" {
+		if mode, err = workspace.ParseMode(o.sandbox); err != nil {
+			return usagef("--sandbox: %v", err)
+		}
+	}
+	ws, err := workspaceDir(o.workspace)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	in.providers.workspace = workspace.Config{Root: ws, Mode: mode, Network: o.sandboxNetwork}
 	if o.modelMap == "" {
 		return nil
 	}

@@ -69,7 +69,19 @@ Sub-agents:
                            --model-map haiku=gpt-4o-mini,sonnet=gpt-4.1,opus=o3
                          or a JSON file {"sonnet": {"model": "…", "contextWindow": N}};
                          an unmapped alias falls back to the run's model, with a note
-  --workspace DIR        the folder the agents work in (default the current folder)
+  --workspace DIR        the folder the agents work in (default the current folder):
+                         their tools (Read, Write, Edit, Glob, Grep, Bash) reach no
+                         path outside it, and isolation: 'worktree' makes a git
+                         worktree of it for the agent
+  --sandbox MODE         what the agents' tools may do, enforced by the kernel
+                         (Landlock) for every command they run:
+                           read-only           read anywhere, write nowhere
+                           workspace-write     write only in the workspace and a
+                                               temp folder (the default)
+                           danger-full-access  no OS sandbox at all: commands run
+                                               with all of your rights
+                         A persona may narrow it (permissionMode: plan), never widen it
+  --sandbox-network      let sandboxed commands open TCP connections (default: refused)
 
 Limits:
   --max-agents N         at most N agent() calls in the run (default 1000; a
