@@ -67,7 +67,7 @@ func (s *Set) agent(ctx context.Context, input json.RawMessage, progress func(Pr
 	env.RunID = res.RunID
 	if env.Status != agentapi.StatusCompleted {
 		return Result{
-			Text: fmt.Sprintf("the sub-agent did not complete: %s (%s): %s", env.Status, env.Failure, env.Error),
+			Text:    fmt.Sprintf("the sub-agent did not complete: %s (%s): %s", env.Status, env.Failure, env.Error),
 			IsError: true, Structured: env, RunID: res.RunID,
 		}
 	}
