@@ -27,6 +27,10 @@ type options struct {
 	// Provider configuration.
 	baseURL, mcpConfig, commandSpec, transcripts, prices string
 
+	// wfrun mcp and wfrun agent.
+	httpAddr, authToken string
+	printScript         bool
+
 	help, version bool
 
 	// set holds the names of the flags given explicitly.
@@ -42,13 +46,49 @@ type options struct {
 type command int
 
 const (
-	cmdRun command = iota
-	cmdCheck
+	cmdRun   command = iota
+	cmdCheck         // wfrun check
+	cmdMCP           // wfrun mcp
+	cmdAgent         // wfrun agent
 )
 
-// runOnlyFlags are the flags that shape how a run is watched rather than
-// what is started; check refuses them instead of ignoring them.
-var runOnlyFlags = map[string]bool{"events": true}
+// String is the command's name in messages.
+func (c command) String() string {
+	switch c {
+	case cmdCheck:
+		return "check"
+	case cmdMCP:
+		return "mcp"
+	case cmdAgent:
+		return "agent"
+	}
+	return "a script run"
+}
+
+// refusal says why cmd does not take the flag name, or "" when it does. A
+// flag that only means something to another command is refused with a
+// sentence rather than ignored.
+func refusal(cmd command, name string) string {
+	switch name {
+	case "events":
+		if cmd == cmdCheck {
+			return "--events does not apply to check, which runs nothing; drop it"
+		}
+	case "http", "auth-token":
+		if cmd != cmdMCP {
+			return fmt.Sprintf("--%s belongs to wfrun mcp, not to %s; drop it", name, cmd)
+		}
+	case "print-script":
+		if cmd != cmdAgent {
+			return fmt.Sprintf("--print-script belongs to wfrun agent, not to %s; drop it", cmd)
+		}
+	case "args", "meta", "request", "parent":
+		if cmd == cmdMCP || cmd == cmdAgent {
+			return fmt.Sprintf("--%s does not apply to %s: the model writes each script and passes its own meta and args; drop it", name, cmd)
+		}
+	}
+	return ""
+}
 
 // newFlagSet returns the flags of cmd, bound to o.
 func newFlagSet(cmd command, o *options) *flag.FlagSet {
@@ -56,7 +96,7 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	str := func(p *string, name string) {
-		if cmd == cmdCheck && runOnlyFlags[name] {
+		if refusal(cmd, name) != "" {
 			return
 		}
 		fs.StringVar(p, name, "", "")
@@ -80,6 +120,11 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.commandSpec, "command-spec")
 	str(&o.transcripts, "transcripts")
 	str(&o.prices, "prices")
+	str(&o.httpAddr, "http")
+	str(&o.authToken, "auth-token")
+	if refusal(cmd, "print-script") == "" {
+		fs.BoolVar(&o.printScript, "print-script", false, "")
+	}
 	fs.BoolVar(&o.help, "help", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
 	if cmd == cmdRun {
@@ -121,8 +166,8 @@ func flagError(cmd command, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		name = "--" + strings.TrimLeft(name, "-")
-		if cmd == cmdCheck && runOnlyFlags[strings.TrimPrefix(name, "--")] {
-			return fmt.Errorf("%s does not apply to check, which runs nothing; drop it", name)
+		if why := refusal(cmd, strings.TrimPrefix(name, "--")); why != "" {
+			return errors.New(why)
 		}
 		return fmt.Errorf("unknown flag %s", name)
 	}
@@ -154,7 +199,7 @@ func (o *options) validate() error {
 		return err
 	}
 	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
-		"base-url", "mcp-config", "command-spec", "transcripts", "prices"} {
+		"base-url", "mcp-config", "command-spec", "transcripts", "prices", "http", "auth-token"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
 		}
@@ -193,6 +238,10 @@ func (o *options) value(name string) string {
 		return o.transcripts
 	case "prices":
 		return o.prices
+	case "http":
+		return o.httpAddr
+	case "auth-token":
+		return o.authToken
 	}
 	return ""
 }

@@ -28,6 +28,9 @@ type invocation struct {
 	fakeRules        *fake.Rules
 	workflowsDir     string
 	providers        providerFlags
+	// engineConfig, when set, adjusts the engine's Config (wfrun mcp and
+	// wfrun agent turn the limit flags into the engine's defaults).
+	engineConfig func(*engine.Config)
 }
 
 // usageError is a bad invocation (exit 2): something wfrun could not read
@@ -65,9 +68,14 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 			return nil, err
 		}
 	}
-	in.providers = providerFlags{model: o.model, baseURL: o.baseURL, mcpConfig: o.mcpConfig,
-		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices}
+	in.providers = providerFlagsOf(o)
 	return in, nil
+}
+
+// providerFlagsOf collects the provider settings of the command line.
+func providerFlagsOf(o *options) providerFlags {
+	return providerFlags{model: o.model, baseURL: o.baseURL, mcpConfig: o.mcpConfig,
+		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices}
 }
 
 // readRequest decodes --request, refusing unknown fields.
@@ -261,7 +269,7 @@ func (g *stdinGuard) readFile(path, what string) ([]byte, error) {
 	if err != nil {
 		hint := ""
 		if errors.Is(err, os.ErrNotExist) && what == "the script" && filepath.Ext(path) == "" {
-			hint = " (the commands are check and providers; a script is a .js file)"
+			hint = " (the commands are check, providers, tool, mcp and agent; a script is a .js file)"
 		}
 		return nil, usagef("cannot read %s: %v%s", what, pathError(err), hint)
 	}

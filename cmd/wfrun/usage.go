@@ -14,6 +14,10 @@ Usage:
   wfrun SCRIPT.js [flags]         run a script; print its result JSON on stdout
   wfrun check SCRIPT.js [flags]   run every pre-check and execute nothing
   wfrun providers                 list the sub-agent providers and what they support
+  wfrun tool                      print the workflow and agent tools' definitions as JSON
+  wfrun mcp [flags]               serve the tools to MCP clients (stdio, or --http)
+  wfrun agent "TASK" [flags]      a parent model (openai provider) that does TASK with
+                                  the workflow and agent tools; prints its answer
   wfrun --help | --version
 
 Flags may come before or after SCRIPT.js. SCRIPT.js may be - to read the
@@ -75,6 +79,17 @@ Output:
   On a terminal, stderr shows a live progress line (phase, agents, tokens,
   elapsed time) unless --events - writes there. stdout carries only the result.
 
+MCP server and parent agent (docs/tool.md):
+  --http ADDR            wfrun mcp: serve streamable HTTP on ADDR (127.0.0.1:8765)
+                         instead of stdio; any address but loopback needs a token
+  --auth-token TOKEN     wfrun mcp --http: every request must carry
+                         Authorization: Bearer TOKEN, or gets 401 (default
+                         $WFRUN_AUTH_TOKEN, which keeps it out of the process list)
+  --print-script         wfrun agent: show each script the model writes on stderr
+  mcp and agent take the provider flags above; the limit flags below become the
+  defaults of every run the model starts. They refuse --args, --meta, --request
+  and --parent: the model passes those with each call.
+
 check takes the same flags except --events, and prints
   {"ok":true,"meta":{…},"warnings":[…]}  or  {"ok":false,"errorCode":…,"error":…}
 
@@ -93,12 +108,16 @@ Examples:
   wfrun notes.js --meta @meta.json --args @args.json --timeout 10m --concurrency 4
   wfrun check research.js --meta '{"name":"research","description":"research then write"}'
   wfrun --request request.json --provider fake
+  wfrun mcp --http 127.0.0.1:8765
+  wfrun agent "Review docs/ for stale examples" --print-script
 `
 
 // shortUsage is printed when wfrun is run without arguments.
 const shortUsage = `usage: wfrun SCRIPT.js [flags]
        wfrun check SCRIPT.js [flags]
-       wfrun providers
+       wfrun providers | tool
+       wfrun mcp [flags]
+       wfrun agent "TASK" [flags]
 Run 'wfrun --help' for the flags, examples and exit codes.
 `
 

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wfrun/wfrun/engine/tool"
+)
+
+func TestTool_PrintsEveryToolsDefinition(t *testing.T) {
+	o := wfrun(t, "tool")
+	o.wantCode(t, exitCompleted)
+	var defs []tool.Definition
+	if err := json.Unmarshal([]byte(o.stdout), &defs); err != nil {
+		t.Fatalf("stdout is not a list of definitions (%v):\n%s", err, o.stdout)
+	}
+	if len(defs) != len(tool.Names) {
+		t.Fatalf("%d definitions", len(defs))
+	}
+	for i, d := range defs {
+		if d.Name != tool.Names[i] || d.Description == "" || !json.Valid(d.InputSchema) {
+			t.Fatalf("definition %d: %+v", i, d)
+		}
+	}
+	wfrun(t, "tool", "extra").wantCode(t, exitUsage)
+}
+
+func TestMCP_ServesTheToolsOnStdio(t *testing.T) {
+	inR, inW := io.Pipe()   // the client writes the server's stdin
+	outR, outW := io.Pipe() // the server writes its stdout
+	code := make(chan int, 1)
+	stderr := &syncBuffer{}
+	go func() {
+		code <- runMain([]string{"mcp", "--provider", "fake"}, env{stdin: inR, stdout: outW, stderr: stderr, getenv: func(string) string { return "" }})
+		outW.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(context.Background(),
+		&mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "workflow", Arguments: map[string]any{
+		"script": "export const meta = { name: 'stdio', description: 'x' }\nreturn await agent('over stdio')"}})
+	if err != nil || res.IsError || !strings.HasSuffix(res.Content[0].(*mcp.TextContent).Text, `"over stdio"`) {
+		t.Fatalf("%v %+v", err, res)
+	}
+	cs.Close() // closes the server's stdin
+	select {
+	case c := <-code:
+		if c != exitCompleted {
+			t.Fatalf("exit %d\n%s", c, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("wfrun mcp did not exit within 10s of stdin closing")
+	}
+}
+
+func TestMCP_RefusesAnExposedHTTPServerWithoutAToken(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp", "--http", "0.0.0.0:0"}, "pass --auth-token TOKEN"},
+		{[]string{"mcp", "--http", ":0"}, "every interface"},
+		{[]string{"mcp", "--auth-token", "x"}, "--auth-token protects --http"},
+		{[]string{"mcp", "--args", "{}"}, "--args does not apply to mcp"},
+		{[]string{"mcp", "script.js"}, "mcp takes no script"},
+		{[]string{"check", "x.js", "--http", "127.0.0.1:1"}, "--http belongs to wfrun mcp"},
+		{[]string{"x.js", "--print-script"}, "--print-script belongs to wfrun agent"},
+	} {
+		o := wfrun(t, tc.args...)
+		o.wantCode(t, exitUsage)
+		if !strings.Contains(o.stderr, tc.want) || o.stdout != "" {
+			t.Errorf("%v: stderr %q", tc.args, o.stderr)
+		}
+	}
+}
