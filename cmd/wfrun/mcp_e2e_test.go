@@ -45,7 +45,7 @@ func TestEndToEnd_MCPServerWithTheOfficialTypeScriptClient(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "e2e.mjs", bin, rules)
+	cmd := exec.CommandContext(ctx, node, "e2e.mjs", bin, rules, dir)
 	cmd.Dir = mcpClientDir
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
@@ -53,4 +53,12 @@ func TestEndToEnd_MCPServerWithTheOfficialTypeScriptClient(t *testing.T) {
 		t.Fatalf("node e2e.mjs: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+	for _, transport := range []string{"stdio", "http"} {
+		// The panel, the aborted run, the background run and the long
+		// value (the refused script has no events): each run's stream is
+		// checked on its own.
+		if runs := checkRunStreams(t, filepath.Join(dir, transport+".jsonl")); runs < 4 {
+			t.Errorf("%s: %d runs in the event log", transport, runs)
+		}
+	}
 }

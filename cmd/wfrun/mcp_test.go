@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/tool"
+	"github.com/wfrun/wfrun/internal/eventcheck"
 )
 
 func TestTool_PrintsEveryToolsDefinition(t *testing.T) {
@@ -32,12 +36,13 @@ func TestTool_PrintsEveryToolsDefinition(t *testing.T) {
 }
 
 func TestMCP_ServesTheToolsOnStdio(t *testing.T) {
+	events := filepath.Join(t.TempDir(), "events.jsonl")
 	inR, inW := io.Pipe()   // the client writes the server's stdin
 	outR, outW := io.Pipe() // the server writes its stdout
 	code := make(chan int, 1)
 	stderr := &syncBuffer{}
 	go func() {
-		code <- runMain([]string{"mcp", "--provider", "fake"}, env{stdin: inR, stdout: outW, stderr: stderr, getenv: func(string) string { return "" }})
+		code <- runMain([]string{"mcp", "--provider", "fake", "--events", events}, env{stdin: inR, stdout: outW, stderr: stderr, getenv: func(string) string { return "" }})
 		outW.Close()
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(context.Background(),
@@ -59,6 +64,37 @@ func TestMCP_ServesTheToolsOnStdio(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("wfrun mcp did not exit within 10s of stdin closing")
 	}
+	if runs := checkRunStreams(t, events); runs != 1 {
+		t.Fatalf("%d runs in the event log, want 1", runs)
+	}
+}
+
+// checkRunStreams reads an event log of several runs (wfrun mcp --events)
+// and checks each run's stream with the shared checker. It returns the
+// number of runs.
+func checkRunStreams(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRun := map[string][]engine.Event{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		var ev engine.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("%s: not an event (%v): %s", path, err, line)
+		}
+		byRun[ev.RunID] = append(byRun[ev.RunID], ev)
+	}
+	for id, evs := range byRun {
+		if err := eventcheck.Check(evs, eventcheck.Options{RunEvents: true}); err != nil {
+			t.Errorf("%s: run %s: %v", path, id, err)
+		}
+	}
+	return len(byRun)
 }
 
 func TestMCP_RefusesAnExposedHTTPServerWithoutAToken(t *testing.T) {

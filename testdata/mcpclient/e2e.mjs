@@ -2,8 +2,10 @@
 // would: over stdio (wfrun started as a subprocess), and over streamable
 // HTTP with a bearer token. Run by cmd/wfrun's end-to-end test:
 //
-//   node e2e.mjs WFRUN_BINARY FAKE_RULES_FILE
+//   node e2e.mjs WFRUN_BINARY FAKE_RULES_FILE EVENTS_DIR
 //
+// Each server writes its events to EVENTS_DIR/stdio.jsonl or http.jsonl,
+// which the Go test checks.
 // It prints one line per step ("ok STEP") and exits 0, or prints the
 // failure and exits 1. Every wait is bounded, so it never hangs.
 import { spawn } from 'node:child_process'
@@ -11,9 +13,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 
-const [bin, rules] = process.argv.slice(2)
-if (!bin || !rules) {
-  console.error('usage: node e2e.mjs WFRUN_BINARY FAKE_RULES_FILE')
+const [bin, rules, eventsDir] = process.argv.slice(2)
+if (!bin || !rules || !eventsDir) {
+  console.error('usage: node e2e.mjs WFRUN_BINARY FAKE_RULES_FILE EVENTS_DIR')
   process.exit(2)
 }
 
@@ -87,8 +89,13 @@ async function exercise(client, label) {
   const started = await client.callTool({ name: 'workflow', arguments: { script: SLOW, background: true } })
   const runId = started.structuredContent?.runId
   check(!started.isError && /^wf_[0-9a-f]{16}$/.test(runId ?? ''), 'a background start returns {runId}', started)
-  const status = await client.callTool({ name: 'workflow_status', arguments: { runId } })
-  check(!status.isError && status.structuredContent.status === 'running' && status.structuredContent.phase === 'Waiting', 'workflow_status', status.structuredContent)
+  // The run has just started: wait until its agent is running.
+  const status = await until('workflow_status shows the agent running', async () => {
+    const st = await client.callTool({ name: 'workflow_status', arguments: { runId } })
+    check(!st.isError && st.structuredContent.status === 'running', 'workflow_status', st.structuredContent)
+    return st.structuredContent.agents.running === 1 ? st : null
+  })
+  check(status.structuredContent.phase === 'Waiting' && text(status).includes('is running: phase Waiting'), 'workflow_status names the phase', text(status))
   const waited = await client.callTool({ name: 'workflow_wait', arguments: { runId, timeoutMs: 50 } })
   check(!waited.isError && text(waited).includes('is running'), 'workflow_wait that times out', text(waited))
   const stop = await client.callTool({ name: 'workflow_cancel', arguments: { runId, reason: 'e2e is done' } })
@@ -106,7 +113,7 @@ async function exercise(client, label) {
 }
 
 async function overStdio() {
-  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules], stderr: 'pipe' })
+  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`], stderr: 'pipe' })
   const client = new Client({ name: 'wfrun-e2e', version: '1.0.0' })
   await client.connect(transport)
   try {
@@ -118,7 +125,7 @@ async function overStdio() {
 
 async function overHTTP() {
   const token = 'e2e-token-' + process.pid
-  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--http', '127.0.0.1:0'], {
+  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/http.jsonl`, '--http', '127.0.0.1:0'], {
     env: { ...process.env, WFRUN_AUTH_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'],
   })
   try {
