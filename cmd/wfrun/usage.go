@@ -86,7 +86,7 @@ MCP server and parent agent (docs/tool.md):
                          Authorization: Bearer TOKEN, or gets 401 (default
                          $WFRUN_AUTH_TOKEN, which keeps it out of the process list)
   --print-script         wfrun agent: show each script the model writes on stderr
-  mcp and agent take the provider flags above; the limit flags below become the
+  mcp and agent take the provider flags above, and the limit flags become the
   defaults of every run the model starts. They refuse --args, --meta, --request
   and --parent: the model passes those with each call.
 

@@ -13,6 +13,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// sessionIdle is how long an HTTP session may go without a request before
+// it is closed (and its runs cancelled): a client that follows a run calls
+// workflow_wait at least every ten minutes.
+const sessionIdle = time.Hour
+
 // shutdownGrace bounds how long ServeHTTP waits for open requests (a
 // foreground run being cancelled) once its context is done.
 const shutdownGrace = 10 * time.Second
@@ -44,7 +49,8 @@ func isLoopback(host string) bool {
 // Handler returns the server as a streamable HTTP handler. With a token,
 // a request without "Authorization: Bearer TOKEN" gets 401.
 func (s *Server) Handler(token string) http.Handler {
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{SessionTimeout: sessionIdle})
 	if token != "" {
 		verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
 			if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
