@@ -14,9 +14,9 @@ import (
 	"github.com/wfrun/wfrun/engine/tool"
 )
 
-// ProtocolVersions are the MCP versions the server speaks: those with
+// ProtocolVersions returns the MCP versions the server speaks: those with
 // sessions, since a session owns its runs.
-var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+func ProtocolVersions() []string { return []string{"2025-11-25", "2025-06-18", "2025-03-26"} }
 
 // resultTemplate is the URI template of a finished run's full result.
 const resultTemplate = "wfrun://runs/{runId}/result"
@@ -61,7 +61,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "wfrun", Title: "wfrun workflows", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "wfrun runs JavaScript workflows that hand tasks to sub-agents. Use the workflow tool for many tasks " +
 			"or stages that feed each other (its description is the authoring manual), and the agent tool for one delegated task.",
-		SupportedProtocolVersions: ProtocolVersions,
+		SupportedProtocolVersions: ProtocolVersions(),
 		Capabilities:              &mcp.ServerCapabilities{},
 	})
 	// The definitions do not depend on the owner: take them from a set

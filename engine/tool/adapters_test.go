@@ -17,7 +17,7 @@ func TestOpenAI_ToolsAndHandlerRoundTrip(t *testing.T) {
 	if len(defs) != 2 || defs[0].Function.Name != "workflow" || defs[1].Function.Name != "agent" || defs[0].Type != goopenai.ToolTypeFunction {
 		t.Fatalf("%+v", defs)
 	}
-	if len(s.OpenAITools()) != len(tool.Names) {
+	if len(s.OpenAITools()) != len(tool.Names()) {
 		t.Fatal("OpenAITools() without names does not give every tool")
 	}
 	msg := s.HandleOpenAI(context.Background(), goopenai.ToolCall{ID: "call_1", Type: goopenai.ToolTypeFunction,

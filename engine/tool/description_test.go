@@ -98,11 +98,11 @@ func TestDescription_ListsThePersonasAndStaysWithinItsBudget(t *testing.T) {
 func TestInputSchema_EveryToolTakesAnObjectAndDescribesEveryField(t *testing.T) {
 	s, _ := newSet(t, "", tool.Options{})
 	defs := s.Definitions()
-	if len(defs) != len(tool.Names) {
-		t.Fatalf("%d definitions, %d names", len(defs), len(tool.Names))
+	if len(defs) != len(tool.Names()) {
+		t.Fatalf("%d definitions, %d names", len(defs), len(tool.Names()))
 	}
 	for i, def := range defs {
-		if def.Name != tool.Names[i] || def.Description == "" {
+		if def.Name != tool.Names()[i] || def.Description == "" {
 			t.Errorf("definition %d: %s", i, def.Name)
 		}
 		var sch struct {

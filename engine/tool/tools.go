@@ -23,7 +23,9 @@ const (
 )
 
 // Names lists every tool in the order Definitions gives them.
-var Names = []Name{Workflow, Agent, WorkflowStatus, WorkflowWait, WorkflowCancel, WorkflowList}
+func Names() []Name {
+	return []Name{Workflow, Agent, WorkflowStatus, WorkflowWait, WorkflowCancel, WorkflowList}
+}
 
 // DefaultMaxResultChars is how much of a run's value the text of a result
 // shows before it is cut with a notice.
@@ -155,7 +157,7 @@ func (s *Set) Owner() string { return s.opts.Owner }
 // Engine returns the engine the set starts runs on.
 func (s *Set) Engine() *engine.Engine { return s.eng }
 
-// Tools returns the tools in the order of Names.
+// Tools returns the tools in the order of Names().
 func (s *Set) Tools() []*Tool { return append([]*Tool(nil), s.tools...) }
 
 // Tool returns the tool called name.
@@ -168,7 +170,7 @@ func (s *Set) Tool(name Name) (*Tool, bool) {
 	return nil, false
 }
 
-// Definitions returns every tool's definition, in the order of Names.
+// Definitions returns every tool's definition, in the order of Names().
 func (s *Set) Definitions() []Definition {
 	defs := make([]Definition, len(s.tools))
 	for i, t := range s.tools {
