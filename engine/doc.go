@@ -24,6 +24,13 @@
 // fields are documented where they are defined; `go doc runtime.Event` shows
 // them. One definition means no converter can drift from it.
 //
+// The engine keeps a registry of its runs by owner (the request's Parent):
+// Lookup, Info and Runs show an owner its own runs, running and recently
+// finished, and never another owner's; background runs (Background in the
+// request) are admitted up to Config.MaxBackgroundRuns per owner. The
+// workflow tool (engine/tool) and the MCP server (engine/mcpserver) are
+// built on it.
+//
 // Close cancels the runs still going and waits for every goroutine they
 // started, so that an embedding program (or a test with goleak) can know that
 // nothing outlives the engine.

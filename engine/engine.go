@@ -84,6 +84,14 @@ type Config struct {
 
 	// ScriptCache is how many compiled scripts are kept; 0 means 256.
 	ScriptCache int
+
+	// MaxBackgroundRuns is how many background runs one owner may have
+	// running at once; 0 means 10. FinishedRunsKept (0: 100 per owner) and
+	// FinishedRunTTL (0: one hour) bound how long finished runs stay
+	// visible to Lookup, Info and Runs.
+	MaxBackgroundRuns int
+	FinishedRunsKept  int
+	FinishedRunTTL    time.Duration
 }
 
 // Engine starts and tracks workflow runs. It is safe for concurrent use; two
@@ -93,6 +101,7 @@ type Engine struct {
 	providers agentapi.Registry
 	cache     scriptCache
 	workflows *workflowIndex // nil without Config.WorkflowsDir
+	registry  registry       // every run by owner, until dropped (registry.go)
 
 	mu     sync.Mutex
 	runs   map[string]*Run
@@ -167,7 +176,11 @@ func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, err
 	}
 	r := newRun(newRunID(), p.meta, p.warnings)
 	p.cfg.RunID = r.id
-	sinks := []func(Event){e.cfg.Events, req.OnEvent}
+	rec, err := e.register(r, req)
+	if err != nil {
+		return nil, err
+	}
+	sinks := []func(Event){rec.observe, e.cfg.Events, req.OnEvent}
 	r.emit = func(ev Event) {
 		defer func() { _ = recover() }() // a panicking sink must not take the process down
 		for _, s := range sinks {
@@ -187,6 +200,7 @@ func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, err
 	if e.closed {
 		e.mu.Unlock()
 		cancel(nil)
+		e.unregister(r.id)
 		return nil, wferr.New(wferr.Cancelled, "the engine is closed")
 	}
 	e.runs[r.id] = r

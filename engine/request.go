@@ -35,6 +35,10 @@ type WorkflowStartRequest struct {
 	// BudgetTokens overrides the run's token budget.
 	BudgetTokens int64 `json:"budgetTokens,omitempty"`
 
+	// Background says the caller will not wait for the run: it counts
+	// against the owner's limit of background runs (Config.MaxBackgroundRuns).
+	Background bool `json:"background,omitempty"`
+
 	// OnEvent, if set, receives this run's events in addition to the
 	// engine's sink (Go only).
 	OnEvent func(Event) `json:"-"`

@@ -4,6 +4,9 @@
 //	wfrun check SCRIPT.js [flags]  run every pre-check and execute nothing
 //	wfrun providers                list the sub-agent providers and their capabilities
 //	wfrun agents                   list the personas (agentType) and the files that failed to load
+//	wfrun tool                     print the tools' definitions for parent agents
+//	wfrun mcp [flags]              serve the tools over MCP (stdio, or --http)
+//	wfrun agent "TASK" [flags]     a parent model with the workflow and agent tools
 //
 // stdout carries only the JSON answer; notices, the live progress line (on a
 // terminal) and `--events -` go to stderr. The exit status is the contract a
@@ -19,6 +22,9 @@
 // JSON, a rules file with a bad rule, a script that does not parse) is a
 // failed pre-check, reported as a result.
 //
-// Place: cmd → engine. The command imports engine and the providers it
+// mcp and agent reuse the run's flags, provider setup and engine
+// (serve.go); the MCP server itself is engine/mcpserver.
+//
+// Place: cmd → engine (and engine/tool, engine/mcpserver). The command imports engine and the providers it
 // registers; nothing imports it.
 package main

@@ -33,6 +33,9 @@ type options struct {
 	workspace      string
 	sandbox        string
 	sandboxNetwork bool
+	// wfrun mcp and wfrun agent.
+	httpAddr, authToken string
+	printScript         bool
 
 	help, version bool
 
@@ -49,13 +52,49 @@ type options struct {
 type command int
 
 const (
-	cmdRun command = iota
-	cmdCheck
+	cmdRun   command = iota
+	cmdCheck         // wfrun check
+	cmdMCP           // wfrun mcp
+	cmdAgent         // wfrun agent
 )
 
-// runOnlyFlags are the flags that shape how a run is watched rather than
-// what is started; check refuses them instead of ignoring them.
-var runOnlyFlags = map[string]bool{"events": true}
+// String is the command's name in messages.
+func (c command) String() string {
+	switch c {
+	case cmdCheck:
+		return "check"
+	case cmdMCP:
+		return "mcp"
+	case cmdAgent:
+		return "agent"
+	}
+	return "a script run"
+}
+
+// refusal says why cmd does not take the flag name, or "" when it does. A
+// flag that only means something to another command is refused with a
+// sentence rather than ignored.
+func refusal(cmd command, name string) string {
+	switch name {
+	case "events":
+		if cmd == cmdCheck {
+			return "--events does not apply to check, which runs nothing; drop it"
+		}
+	case "http", "auth-token":
+		if cmd != cmdMCP {
+			return fmt.Sprintf("--%s belongs to wfrun mcp, not to %s; drop it", name, cmd)
+		}
+	case "print-script":
+		if cmd != cmdAgent {
+			return fmt.Sprintf("--print-script belongs to wfrun agent, not to %s; drop it", cmd)
+		}
+	case "args", "meta", "request", "parent":
+		if cmd == cmdMCP || cmd == cmdAgent {
+			return fmt.Sprintf("--%s does not apply to %s: the model writes each script and passes its own meta and args; drop it", name, cmd)
+		}
+	}
+	return ""
+}
 
 // newFlagSet returns the flags of cmd, bound to o.
 func newFlagSet(cmd command, o *options) *flag.FlagSet {
@@ -63,7 +102,7 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	str := func(p *string, name string) {
-		if cmd == cmdCheck && runOnlyFlags[name] {
+		if refusal(cmd, name) != "" {
 			return
 		}
 		fs.StringVar(p, name, "", "")
@@ -92,6 +131,11 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.sandbox, "sandbox")
 	fs.BoolVar(&o.sandboxNetwork, "sandbox-network", false, "")
 	fs.Var(&o.agentsDirs, "agents-dir", "")
+	str(&o.httpAddr, "http")
+	str(&o.authToken, "auth-token")
+	if refusal(cmd, "print-script") == "" {
+		fs.BoolVar(&o.printScript, "print-script", false, "")
+	}
 	fs.BoolVar(&o.help, "help", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
 	if cmd == cmdRun {
@@ -133,8 +177,8 @@ func flagError(cmd command, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		name = "--" + strings.TrimLeft(name, "-")
-		if cmd == cmdCheck && runOnlyFlags[strings.TrimPrefix(name, "--")] {
-			return fmt.Errorf("%s does not apply to check, which runs nothing; drop it", name)
+		if why := refusal(cmd, strings.TrimPrefix(name, "--")); why != "" {
+			return errors.New(why)
 		}
 		return fmt.Errorf("unknown flag %s", name)
 	}
@@ -166,7 +210,7 @@ func (o *options) validate() error {
 		return err
 	}
 	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
-		"base-url", "mcp-config", "command-spec", "transcripts", "prices", "model-map", "workspace", "sandbox"} {
+		"base-url", "mcp-config", "command-spec", "transcripts", "prices", "model-map", "workspace", "sandbox", "http", "auth-token"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
 		}
@@ -216,6 +260,10 @@ func (o *options) value(name string) string {
 		return o.workspace
 	case "sandbox":
 		return o.sandbox
+	case "http":
+		return o.httpAddr
+	case "auth-token":
+		return o.authToken
 	}
 	return ""
 }

@@ -10,7 +10,7 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/help.golden")
 
 func TestHelpMatchesTheGoldenFile(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"-h"}, {"check", "--help"}, {"providers", "-h"}, {"agents", "--help"}, {"testdata/hello.js", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"check", "--help"}, {"providers", "-h"}, {"tool", "--help"}, {"mcp", "--help"}, {"agent", "-h"}, {"agents", "--help"}, {"testdata/hello.js", "--help"}} {
 		o := wfrun(t, args...)
 		o.wantCode(t, exitCompleted)
 		if *update && args[0] == "--help" {
@@ -29,16 +29,14 @@ func TestHelpMatchesTheGoldenFile(t *testing.T) {
 }
 
 func TestHelpExplainsEveryFlag(t *testing.T) {
-	var o options
-	fs := newFlagSet(cmdRun, &o)
-	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name == "h" {
-			return
-		}
-		if !strings.Contains(usage, "--"+f.Name) {
-			t.Errorf("the usage text does not explain --%s", f.Name)
-		}
-	})
+	for _, cmd := range []command{cmdRun, cmdCheck, cmdMCP, cmdAgent} {
+		var o options
+		newFlagSet(cmd, &o).VisitAll(func(f *flag.Flag) {
+			if f.Name != "h" && !strings.Contains(usage, "--"+f.Name) {
+				t.Errorf("the usage text does not explain --%s (%s)", f.Name, cmd)
+			}
+		})
+	}
 	for _, code := range []string{"0 ", "1 ", "2 ", "130 "} {
 		if !strings.Contains(usage, "\n  "+code) {
 			t.Errorf("the usage text does not explain exit status %s", code)

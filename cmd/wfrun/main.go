@@ -54,6 +54,12 @@ func runMain(args []string, e env) int {
 			return providersCommand(args[1:], e)
 		case "agents":
 			return agentsCommand(args[1:], e)
+		case "tool":
+			return toolCommand(args[1:], e)
+		case "mcp":
+			return mcpCommand(args[1:], e)
+		case "agent":
+			return agentCommand(args[1:], e)
 		}
 	}
 	return runCommand(args, e)

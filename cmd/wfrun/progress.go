@@ -164,6 +164,14 @@ func (p *progress) draw(now time.Time, force bool) {
 	io.WriteString(p.w, clearLine+p.state.line(now.Sub(p.start)))
 }
 
+// above writes text above the line: it clears the line, writes text, and
+// lets the next tick draw the line again.
+func (p *progress) above(text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	io.WriteString(p.w, clearLine+text)
+}
+
 // stop ends the goroutine and clears the line. Events that arrive later
 // are not drawn.
 func (p *progress) stop() {

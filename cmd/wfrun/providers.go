@@ -54,29 +54,9 @@ func providerSet(ctx context.Context, pf providerFlags, getenv func(string) stri
 	default:
 		return ps, close, nil // openai is neither asked for nor configured
 	}
-	cfg := openai.ConfigFromEnv(getenv)
-	if pf.baseURL != "" {
-		cfg.BaseURL = pf.baseURL
-	}
-	if pf.model != "" {
-		cfg.Model = pf.model
-	}
-	cfg.TranscriptDir = pf.transcripts
-	cfg.Personas, cfg.Models = pf.personas, pf.models
-	ws, err := workspace.New(pf.workspace)
+	cfg, err := openaiConfig(pf, getenv)
 	if err != nil {
-		return nil, close, precheck(engine.CodeInvalidRequest, "--workspace: %v", err)
-	}
-	cfg.Workspace = ws
-	if pf.prices != "" {
-		prices, err := openai.LoadPrices(pf.prices)
-		if err != nil {
-			return nil, close, precheck(engine.CodeInvalidRequest, "--prices: %v", err)
-		}
-		cfg.Prices = openai.DefaultPrices()
-		for model, price := range prices {
-			cfg.Prices[model] = price
-		}
+		return nil, close, err
 	}
 	if pf.mcpConfig != "" && withTools {
 		mc, err := mcptools.LoadConfig(pf.mcpConfig)
@@ -96,6 +76,36 @@ func providerSet(ctx context.Context, pf providerFlags, getenv func(string) stri
 		return nil, func() {}, precheck(engine.CodeAgentStart, "the openai provider is not configured: %v", err)
 	}
 	return append(ps, p), close, nil
+}
+
+// openaiConfig is the openai provider's configuration from the
+// environment and the flags, without tools.
+func openaiConfig(pf providerFlags, getenv func(string) string) (openai.Config, error) {
+	cfg := openai.ConfigFromEnv(getenv)
+	if pf.baseURL != "" {
+		cfg.BaseURL = pf.baseURL
+	}
+	if pf.model != "" {
+		cfg.Model = pf.model
+	}
+	cfg.TranscriptDir = pf.transcripts
+	cfg.Personas, cfg.Models = pf.personas, pf.models
+	ws, err := workspace.New(pf.workspace)
+	if err != nil {
+		return cfg, precheck(engine.CodeInvalidRequest, "--workspace: %v", err)
+	}
+	cfg.Workspace = ws
+	if pf.prices != "" {
+		prices, err := openai.LoadPrices(pf.prices)
+		if err != nil {
+			return cfg, precheck(engine.CodeInvalidRequest, "--prices: %v", err)
+		}
+		cfg.Prices = openai.DefaultPrices()
+		for model, price := range prices {
+			cfg.Prices[model] = price
+		}
+	}
+	return cfg, nil
 }
 
 // wantsOpenAI reports whether the environment asks for the openai provider.

@@ -33,6 +33,9 @@ type invocation struct {
 	providers        providerFlags
 	// personas are what agentType may name, for every provider of the run.
 	personas *persona.Set
+	// engineConfig, when set, adjusts the engine's Config (wfrun mcp and
+	// wfrun agent turn the limit flags into the engine's defaults).
+	engineConfig func(*engine.Config)
 }
 
 // usageError is a bad invocation (exit 2): something wfrun could not read
@@ -70,48 +73,48 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 			return nil, err
 		}
 	}
-	in.providers = providerFlags{model: o.model, baseURL: o.baseURL, mcpConfig: o.mcpConfig,
-		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices}
-	if err := readAgents(in, o, e); err != nil {
+	var err error
+	if in.providers, err = providerFlagsOf(o, e); err != nil {
 		return nil, err
 	}
+	in.personas = in.providers.personas
 	return in, nil
 }
 
-// readAgents loads the personas (--agents-dir, the workspace's folders,
-// ~/.claude/agents) and --model-map for the providers.
-func readAgents(in *invocation, o *options, e env) error {
+// providerFlagsOf collects the provider settings of the command line: the
+// endpoint and files, the personas (--agents-dir, the workspace's folders,
+// ~/.claude/agents), the workspace and sandbox, and --model-map.
+func providerFlagsOf(o *options, e env) (providerFlags, error) {
+	pf := providerFlags{model: o.model, baseURL: o.baseURL, mcpConfig: o.mcpConfig,
+		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices}
 	set, err := loadPersonas(o.agentsDirs, o.workspace, e)
 	if err != nil {
-		return usagef("%v", err)
+		return pf, usagef("%v", err)
 	}
-	in.personas = set
-	in.providers.personas = set
+	pf.personas = set
 	mode := workspace.WorkspaceWrite
 	if o.sandbox != "" {
 		if mode, err = workspace.ParseMode(o.sandbox); err != nil {
-			return usagef("--sandbox: %v", err)
+			return pf, usagef("--sandbox: %v", err)
 		}
 	}
 	ws, err := workspaceDir(o.workspace)
 	if err != nil {
-		return usagef("%v", err)
+		return pf, usagef("%v", err)
 	}
-	in.providers.workspace = workspace.Config{Root: ws, Mode: mode, Network: o.sandboxNetwork}
+	pf.workspace = workspace.Config{Root: ws, Mode: mode, Network: o.sandboxNetwork}
 	if o.modelMap == "" {
-		return nil
+		return pf, nil
 	}
-	var m *modelmap.Map
 	if file, ok := strings.CutPrefix(o.modelMap, "@"); ok {
-		m, err = modelmap.Load(file)
+		pf.models, err = modelmap.Load(file)
 	} else {
-		m, err = modelmap.Parse(o.modelMap)
+		pf.models, err = modelmap.Parse(o.modelMap)
 	}
 	if err != nil {
-		return usagef("--model-map: %v", err)
+		return pf, usagef("--model-map: %v", err)
 	}
-	in.providers.models = m
-	return nil
+	return pf, nil
 }
 
 // readRequest decodes --request, refusing unknown fields.
@@ -305,7 +308,7 @@ func (g *stdinGuard) readFile(path, what string) ([]byte, error) {
 	if err != nil {
 		hint := ""
 		if errors.Is(err, os.ErrNotExist) && what == "the script" && filepath.Ext(path) == "" {
-			hint = " (the commands are check and providers; a script is a .js file)"
+			hint = " (the commands are check, providers, tool, mcp and agent; a script is a .js file)"
 		}
 		return nil, usagef("cannot read %s: %v%s", what, pathError(err), hint)
 	}

@@ -124,6 +124,9 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 	if s != nil {
 		cfg.Events = s.log.record
 	}
+	if in.engineConfig != nil {
+		in.engineConfig(&cfg)
+	}
 	eng, err := engine.New(cfg)
 	if err != nil {
 		closeProviders()

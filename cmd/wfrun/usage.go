@@ -17,6 +17,10 @@ Usage:
   wfrun agents [--agents-dir DIR]... [--workspace DIR] [--json]
                                   list the personas (agentType) found and the
                                   persona files that failed to load
+  wfrun tool                      print the workflow and agent tools' definitions as JSON
+  wfrun mcp [flags]               serve the tools to MCP clients (stdio, or --http)
+  wfrun agent "TASK" [flags]      a parent model (openai provider) that does TASK with
+                                  the workflow and agent tools; prints its answer
   wfrun --help | --version
 
 Flags may come before or after SCRIPT.js. SCRIPT.js may be - to read the
@@ -99,6 +103,17 @@ Output:
   On a terminal, stderr shows a live progress line (phase, agents, tokens,
   elapsed time) unless --events - writes there. stdout carries only the result.
 
+MCP server and parent agent (docs/tool.md):
+  --http ADDR            wfrun mcp: serve streamable HTTP on ADDR (127.0.0.1:8765)
+                         instead of stdio; any address but loopback needs a token
+  --auth-token TOKEN     wfrun mcp --http: every request must carry
+                         Authorization: Bearer TOKEN, or gets 401 (default
+                         $WFRUN_AUTH_TOKEN, which keeps it out of the process list)
+  --print-script         wfrun agent: show each script the model writes on stderr
+  mcp and agent take the provider flags above, and the limit flags become the
+  defaults of every run the model starts. They refuse --args, --meta, --request
+  and --parent: the model passes those with each call.
+
 agents searches --agents-dir (repeatable, first), then WORKSPACE/.claude/agents,
 WORKSPACE/.wfrun/agents (WORKSPACE: --workspace, default the current folder) and
 ~/.claude/agents; the first file to define a name wins. It exits 1 when a file
@@ -122,13 +137,17 @@ Examples:
   wfrun notes.js --meta @meta.json --args @args.json --timeout 10m --concurrency 4
   wfrun check research.js --meta '{"name":"research","description":"research then write"}'
   wfrun --request request.json --provider fake
+  wfrun mcp --http 127.0.0.1:8765
+  wfrun agent "Review docs/ for stale examples" --print-script
 `
 
 // shortUsage is printed when wfrun is run without arguments.
 const shortUsage = `usage: wfrun SCRIPT.js [flags]
        wfrun check SCRIPT.js [flags]
-       wfrun providers
+       wfrun providers | tool
        wfrun agents [--agents-dir DIR]... [--workspace DIR] [--json]
+       wfrun mcp [flags]
+       wfrun agent "TASK" [flags]
 Run 'wfrun --help' for the flags, examples and exit codes.
 `
 

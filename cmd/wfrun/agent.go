@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/openai"
+	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/tool"
+)
+
+// agentOwner owns the runs the parent agent starts.
+const agentOwner = "agent"
+
+// parentPrompt is the parent model's task. The openai provider's system
+// prompt already says that the final message is the answer; this says
+// what the two tools are for.
+func parentPrompt(task string) string {
+	return `You are the parent agent of wfrun. You have two tools: workflow runs a JavaScript workflow you write, which hands tasks to sub-agents (its description is the manual), and agent hands one task to one sub-agent. Use the workflow tool for many similar tasks, independent opinions or stages that feed each other; use agent for a single delegated task; answer directly what needs no sub-agent. When the tools have given you what you need, reply with the final answer for the user.
+
+Task: ` + task
+}
+
+// agentCommand is `wfrun agent "TASK" [flags]`: a parent loop on the
+// openai provider whose only tools are workflow and agent. stdout carries
+// the parent's final answer; notices, the scripts (--print-script), the
+// progress line and `--events -` go to stderr.
+func agentCommand(args []string, e env) int {
+	o, err := parseFlags(cmdAgent, args)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if o.help {
+		return help(e)
+	}
+	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
+		return usageFail(e, `agent takes one task, in quotes: wfrun agent "Review the three open pull requests"`)
+	}
+	task := o.positional[0]
+	in, err := loadToolInvocation(o, e)
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return usageFail(e, "%s", ue.msg)
+		}
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	cfg, err := openaiConfig(in.providers, e.getenv)
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	events, closeEvents, err := openEvents(o.events, e)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	defer closeEvents()
+	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	defer closeProviders()
+
+	var prog *progress
+	if isTerminal(e.stderr) && (events == nil || !events.toStderr) {
+		prog = startProgress(e.stderr)
+	}
+	var stopOnce sync.Once
+	stopProgress := func() {
+		stopOnce.Do(func() {
+			if prog != nil {
+				prog.stop()
+			}
+		})
+	}
+	defer stopProgress()
+	opts := tool.Options{Owner: agentOwner}
+	if prog != nil {
+		opts.OnEvent = prog.record
+	}
+	if o.printScript {
+		opts.BeforeRun = func(req engine.WorkflowStartRequest) {
+			text := fmt.Sprintf("--- workflow script ---\n%s\n--- end of script ---\n", strings.TrimRight(req.Script, "\n"))
+			if prog != nil {
+				prog.above(text)
+				return
+			}
+			fmt.Fprint(e.stderr, text)
+		}
+	}
+	tools := tool.New(eng, opts)
+
+	cfg.Toolbox = tools.Toolbox(tool.Workflow, tool.Agent)
+	parent, err := openai.New(cfg)
+	if err != nil {
+		stopProgress()
+		notice(e, "wfrun agent needs the openai provider for the parent model: %v", err)
+		_ = closeEngine(eng)
+		return exitFailed
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type outcome struct {
+		res agentapi.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := parent.Run(ctx, agentapi.Request{RunID: "parent", AgentID: "parent", Parent: defaultParent, Prompt: parentPrompt(task), Label: "parent"})
+		done <- outcome{res, err}
+	}()
+	interrupted := false
+	var out outcome
+	for waiting := true; waiting; {
+		select {
+		case out = <-done:
+			waiting = false
+		case sig := <-e.signals:
+			if interrupted {
+				stopProgress()
+				notice(e, "second %s: exiting without waiting for the parent agent", signalName(sig))
+				return exitInterrupted
+			}
+			interrupted = true
+			cancel()
+		}
+	}
+	stopProgress()
+	code := exitCompleted
+	switch {
+	case out.err != nil:
+		notice(e, "the parent agent could not run: %v", out.err)
+		code = exitFailed
+	case out.res.Status != agentapi.StatusCompleted:
+		notice(e, "the parent agent did not finish: %s (%s): %s", out.res.Status, out.res.Failure, out.res.Error)
+		code = exitFailed
+	default:
+		fmt.Fprintln(e.stdout, strings.TrimRight(out.res.Text, "\n"))
+	}
+	if interrupted {
+		code = exitInterrupted
+	}
+	if err := closeEngine(eng); err != nil {
+		notice(e, "%v", err)
+	}
+	if events != nil && events.log.Err() != nil {
+		notice(e, "--events: %v", events.log.Err())
+	}
+	return code
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wfrun/wfrun/engine/mcpserver"
+)
+
+// mcpCommand is `wfrun mcp [flags]`: the tools served over MCP, on stdio
+// (stdout carries only the protocol) or, with --http, over streamable HTTP.
+// It serves until stdin closes (stdio) or a signal comes; the first signal
+// closes the sessions and cancels their runs, a second exits at once.
+func mcpCommand(args []string, e env) int {
+	o, err := parseFlags(cmdMCP, args)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if o.help {
+		return help(e)
+	}
+	if len(o.positional) > 0 {
+		return usageFail(e, "mcp takes no script (the model sends one with each workflow call); got %q", o.positional[0])
+	}
+	token := authToken(o, e)
+	if o.httpAddr == "" && o.authToken != "" {
+		return usageFail(e, "--auth-token protects --http; the stdio server is only reachable by the process that started it, so drop it or add --http ADDR")
+	}
+	if o.httpAddr != "" {
+		if err := mcpserver.CheckBind(o.httpAddr, token); err != nil {
+			return usageFail(e, "%v", err)
+		}
+	}
+	in, err := loadToolInvocation(o, e)
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return usageFail(e, "%s", ue.msg)
+		}
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	events, closeEvents, err := openEvents(o.events, e)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	defer closeEvents()
+	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
+	if err != nil {
+		notice(e, "%v", err) // stdout is the protocol: no JSON there
+		return exitFailed
+	}
+	defer closeProviders()
+	srv := mcpserver.New(eng, mcpserver.Options{Version: version()})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	if o.httpAddr != "" {
+		l, err := net.Listen("tcp", o.httpAddr)
+		if err != nil {
+			notice(e, "--http %s: cannot listen: %v", o.httpAddr, err)
+			_ = closeEngine(eng)
+			return exitFailed
+		}
+		auth := "no token"
+		if token != "" {
+			auth = "bearer token required"
+		}
+		notice(e, "serving MCP over streamable HTTP at http://%s/ (%s)", l.Addr(), auth)
+		go func() { served <- srv.ServeHTTP(ctx, l, token) }()
+	} else {
+		t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+		if rc, ok := e.stdin.(io.ReadCloser); ok {
+			t.Reader = rc
+		}
+		go func() { served <- srv.Run(ctx, t) }()
+	}
+
+	code := exitCompleted
+	for waiting := true; waiting; {
+		select {
+		case err := <-served:
+			waiting = false
+			if err != nil && code == exitCompleted && !errors.Is(err, context.Canceled) && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
+				notice(e, "the MCP server stopped: %v", err)
+				code = exitFailed
+			}
+		case sig := <-e.signals:
+			if code == exitInterrupted {
+				notice(e, "second %s: exiting without waiting for the runs", signalName(sig))
+				return exitInterrupted
+			}
+			code = exitInterrupted
+			cancel()
+		}
+	}
+	if err := closeEngine(eng); err != nil {
+		notice(e, "%v", err)
+	}
+	if events != nil && events.log.Err() != nil {
+		notice(e, "--events: %v", events.log.Err())
+	}
+	return code
+}

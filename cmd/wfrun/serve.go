@@ -1,0 +1,59 @@
+package main
+
+import (
+	"io"
+	"time"
+
+	"github.com/wfrun/wfrun/engine"
+)
+
+// The commands that serve models rather than run one script (wfrun mcp,
+// wfrun agent) share how they are configured: the provider flags as for
+// wfrun itself, and the limit flags as the engine's defaults for every run
+// the models start.
+
+// loadToolInvocation reads the flags of wfrun mcp and wfrun agent: there
+// is no script, and --max-agents, --concurrency, --timeout,
+// --agent-timeout and --budget-tokens become the engine's defaults.
+func loadToolInvocation(o *options, e env) (*invocation, error) {
+	in := &invocation{}
+	stdin := &stdinGuard{r: e.stdin}
+	for _, step := range []func(*invocation, *options, *stdinGuard) error{applyRequestFlags, readFakeRules, readWorkflowsDir} {
+		if err := step(in, o, stdin); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if in.providers, err = providerFlagsOf(o, e); err != nil {
+		return nil, err
+	}
+	in.personas = in.providers.personas
+	req := in.req
+	in.engineConfig = func(cfg *engine.Config) {
+		if req.SubagentProvider != "" {
+			cfg.DefaultProvider = req.SubagentProvider
+		}
+		cfg.MaxTotalAgents = req.MaxTotalAgents
+		cfg.Concurrency = req.Concurrency
+		cfg.BudgetTokens = req.BudgetTokens
+		cfg.RunTimeout = time.Duration(req.TimeoutMs) * time.Millisecond
+		cfg.AgentTimeout = time.Duration(req.AgentTimeoutMs) * time.Millisecond
+	}
+	return in, nil
+}
+
+// authToken is --auth-token, else $WFRUN_AUTH_TOKEN (which keeps the token
+// out of the process list).
+func authToken(o *options, e env) string {
+	if o.authToken != "" {
+		return o.authToken
+	}
+	return e.getenv("WFRUN_AUTH_TOKEN")
+}
+
+// nopWriteCloser is a writer whose Close does nothing: the MCP transport
+// closes its writer, and stdout stays the process's.
+type nopWriteCloser struct{ w io.Writer }
+
+func (n nopWriteCloser) Write(p []byte) (int, error) { return n.w.Write(p) }
+func (nopWriteCloser) Close() error                  { return nil }

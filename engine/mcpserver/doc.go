@@ -1,0 +1,32 @@
+// Package mcpserver serves wfrun's tools (engine/tool) over the Model
+// Context Protocol with the official Go SDK: workflow, agent, and the
+// background tools workflow_status, workflow_wait, workflow_cancel and
+// workflow_list. `wfrun mcp` only wires flags to it.
+//
+// Each MCP session gets its own tool.Set, with an owner of its own
+// ("mcp-" and random hex): the runs it starts belong to that owner, and the
+// engine's registry hides them from every other session. When a session
+// ends, its runs still going are cancelled, since nobody is left to wait
+// for them. The owner is per session, so the server speaks the protocol
+// versions that have sessions (up to 2025-11-25).
+//
+// During a foreground call that carries a progress token the server sends
+// MCP progress notifications (phase, agents done/started, tokens), with a
+// progress value that grows by one per notification. Cancelling the call
+// (notifications/cancelled, or the client going away) cancels the call's
+// context, which cancels the run and its sub-agents. Every finished run's
+// full result is the resource wfrun://runs/<runId>/result (a resource
+// template; only the session that owns the run can read it), which the
+// truncation notice of a long value names.
+//
+// Transports: stdio (Server.Run with mcp.StdioTransport, the default of
+// wfrun mcp), and streamable HTTP (Server.Handler, ServeHTTP). CheckBind
+// refuses to serve HTTP on anything but a loopback address without a
+// bearer token; with a token every request must carry it
+// (Authorization: Bearer TOKEN) or gets 401.
+//
+// Goroutines: the SDK's per session, and one per session started here that
+// waits for the session's end to cancel its runs; it ends with the session.
+//
+// Place: cmd → engine/mcpserver → engine/tool → engine.
+package mcpserver

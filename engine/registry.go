@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/wferr"
+	"github.com/wfrun/wfrun/meta"
+)
+
+// The run registry: every run an engine starts is recorded under its owner
+// (WorkflowStartRequest.Parent) from Start until it is dropped, some time
+// after it finished. A caller sees only its own owner's runs: Lookup, Info
+// and Runs take the owner and treat another owner's run exactly like one
+// that does not exist, so that one MCP session can neither see nor cancel
+// another's. The registry also admits background runs: an owner may have at
+// most Config.MaxBackgroundRuns of them running at once.
+//
+// Retention is lazy: every registry call first drops the finished runs
+// older than Config.FinishedRunTTL and, per owner, all but the newest
+// Config.FinishedRunsKept finished ones. No goroutine is involved, so the
+// registry owns nothing that Close must wait for.
+
+// Defaults of the registry's Config fields.
+const (
+	DefaultMaxBackgroundRuns = 10        // running background runs per owner
+	DefaultFinishedRunsKept  = 100       // finished runs kept per owner
+	DefaultFinishedRunTTL    = time.Hour // how long a finished run is kept
+)
+
+// RunStatus is where a run is in its life.
+type RunStatus string
+
+// The run statuses: running, then the run's stop reason.
+const (
+	RunRunning   RunStatus = "running"
+	RunCompleted RunStatus = RunStatus(StopCompleted)
+	RunCancelled RunStatus = RunStatus(StopCancelled)
+	RunFailed    RunStatus = RunStatus(StopError)
+)
+
+// AgentProgress counts a run's children so far.
+type AgentProgress struct {
+	Running int `json:"running"` // started and not yet ended
+	Done    int `json:"done"`    // ended completed
+	Failed  int `json:"failed"`  // ended failed, timed out or cancelled
+}
+
+// RunInfo is a snapshot of one run as the registry knows it.
+type RunInfo struct {
+	RunID string `json:"runId"`
+	// Owner is the agent that started the run and owns its children
+	// (WorkflowStartRequest.Parent). A run's lineage is its owner, then the
+	// run, then its children (whose agentIds the events carry).
+	Owner      string            `json:"owner"`
+	Meta       meta.WorkflowMeta `json:"meta"`
+	Status     RunStatus         `json:"status"`
+	Background bool              `json:"background"`
+	// Phase is the title of the last phase() call, "" before the first.
+	Phase  string        `json:"phase,omitempty"`
+	Agents AgentProgress `json:"agents"`
+	// Usage sums the children that have ended.
+	Usage     Usage      `json:"usage"`
+	StartedAt time.Time  `json:"startedAt"`
+	EndedAt   *time.Time `json:"endedAt,omitempty"`
+	// ElapsedMs is the time from start to now, or to the end once ended.
+	ElapsedMs int64 `json:"elapsedMs"`
+	// ErrorCode and Error are set when the run ended other than completed.
+	ErrorCode ErrorCode `json:"errorCode,omitempty"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// registry holds the records of an engine's runs. The zero value is ready
+// to use; limits are read from the engine's Config.
+type registry struct {
+	mu      sync.Mutex
+	records map[string]*record // by run id
+	now     func() time.Time   // time.Now; tests replace it
+}
+
+// record is one run's entry. Its fields after run are guarded by mu.
+type record struct {
+	run        *Run
+	owner      string
+	background bool
+	started    time.Time
+
+	mu       sync.Mutex
+	phase    string
+	agents   AgentProgress
+	usage    agentapi.Usage
+	ended    time.Time // zero while running
+	finished bool
+}
+
+func (g *registry) clock() time.Time {
+	if g.now != nil {
+		return g.now()
+	}
+	return time.Now()
+}
+
+// register records r under req's owner, refusing a background run past the
+// owner's limit. It returns the record, whose observe method must receive
+// every event of the run.
+func (e *Engine) register(r *Run, req WorkflowStartRequest) (*record, error) {
+	g := &e.registry
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock()
+	g.pruneLocked(now, e.cfg)
+	if req.Background {
+		limit := e.cfg.MaxBackgroundRuns
+		if limit <= 0 {
+			limit = DefaultMaxBackgroundRuns
+		}
+		running := 0
+		for _, rec := range g.records {
+			if rec.owner == req.Parent && rec.background && !rec.isFinished() {
+				running++
+			}
+		}
+		if running >= limit {
+			return nil, wferr.New(wferr.ResourceLimit,
+				"%q already has %d background runs going, the most it may have at once; wait for one (workflow_wait), cancel one (workflow_cancel) or run this one in the foreground",
+				req.Parent, running)
+		}
+	}
+	if g.records == nil {
+		g.records = make(map[string]*record)
+	}
+	rec := &record{run: r, owner: req.Parent, background: req.Background, started: now}
+	g.records[r.id] = rec
+	return rec, nil
+}
+
+// unregister forgets a run that was recorded but never started.
+func (e *Engine) unregister(id string) {
+	e.registry.mu.Lock()
+	delete(e.registry.records, id)
+	e.registry.mu.Unlock()
+}
+
+// observe folds one of the run's events into the record.
+func (rec *record) observe(ev Event) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	switch ev.Type {
+	case EventPhase:
+		rec.phase = ev.Title
+	case EventAgentStart:
+		rec.agents.Running++
+	case EventAgentEnd:
+		rec.agents.Running--
+		if ev.Outcome == agentapi.StatusCompleted {
+			rec.agents.Done++
+		} else {
+			rec.agents.Failed++
+		}
+		if ev.Usage != nil {
+			rec.usage = rec.usage.Add(*ev.Usage)
+		}
+	case EventRunEnd:
+		rec.finished, rec.ended = true, ev.Time
+	}
+}
+
+func (rec *record) isFinished() bool {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.finished
+}
+
+// info renders the record at now.
+func (rec *record) info(now time.Time) RunInfo {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	in := RunInfo{
+		RunID: rec.run.id, Owner: rec.owner, Meta: rec.run.meta, Status: RunRunning, Background: rec.background,
+		Phase: rec.phase, Agents: rec.agents, Usage: rec.usage, StartedAt: rec.started,
+		ElapsedMs: now.Sub(rec.started).Milliseconds(),
+	}
+	if res, ok := rec.run.Result(); ok {
+		in.Status = RunStatus(res.StopReason)
+		in.ErrorCode, in.Error, in.Usage = res.ErrorCode, res.Error, res.Usage
+		end := rec.ended
+		if end.IsZero() {
+			end = now
+		}
+		in.EndedAt = &end
+		in.ElapsedMs = end.Sub(rec.started).Milliseconds()
+	}
+	return in
+}
+
+// pruneLocked drops finished runs past the TTL and, per owner, past the
+// count.
+func (g *registry) pruneLocked(now time.Time, cfg Config) {
+	ttl := cfg.FinishedRunTTL
+	if ttl <= 0 {
+		ttl = DefaultFinishedRunTTL
+	}
+	keep := cfg.FinishedRunsKept
+	if keep <= 0 {
+		keep = DefaultFinishedRunsKept
+	}
+	type done struct {
+		id    string
+		ended time.Time
+	}
+	byOwner := map[string][]done{}
+	for id, rec := range g.records {
+		rec.mu.Lock()
+		finished, ended := rec.finished, rec.ended
+		rec.mu.Unlock()
+		if !finished {
+			continue
+		}
+		if now.Sub(ended) > ttl {
+			delete(g.records, id)
+			continue
+		}
+		byOwner[rec.owner] = append(byOwner[rec.owner], done{id, ended})
+	}
+	for _, runs := range byOwner {
+		if len(runs) <= keep {
+			continue
+		}
+		slices.SortFunc(runs, func(a, b done) int { return b.ended.Compare(a.ended) }) // newest first
+		for _, d := range runs[keep:] {
+			delete(g.records, d.id)
+		}
+	}
+}
+
+// lookup returns owner's record of runID.
+func (e *Engine) lookup(owner, runID string) (*record, time.Time, bool) {
+	g := &e.registry
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock()
+	g.pruneLocked(now, e.cfg)
+	rec, ok := g.records[runID]
+	if !ok || rec.owner != owner {
+		return nil, now, false
+	}
+	return rec, now, true
+}
+
+// Lookup returns the run runID if owner started it and the engine still
+// holds it: while it runs, and for a while after it finished (see
+// Config.FinishedRunTTL and FinishedRunsKept). Another owner's run is
+// reported as absent.
+func (e *Engine) Lookup(owner, runID string) (*Run, bool) {
+	rec, _, ok := e.lookup(owner, runID)
+	if !ok {
+		return nil, false
+	}
+	return rec.run, true
+}
+
+// Info returns a snapshot of owner's run runID: status, phase, agents,
+// tokens, elapsed time. Another owner's run is reported as absent.
+func (e *Engine) Info(owner, runID string) (RunInfo, bool) {
+	rec, now, ok := e.lookup(owner, runID)
+	if !ok {
+		return RunInfo{}, false
+	}
+	return rec.info(now), true
+}
+
+// Runs lists owner's runs the engine still holds, running and finished,
+// foreground and background, newest first.
+func (e *Engine) Runs(owner string) []RunInfo {
+	g := &e.registry
+	g.mu.Lock()
+	now := g.clock()
+	g.pruneLocked(now, e.cfg)
+	var recs []*record
+	for _, rec := range g.records {
+		if rec.owner == owner {
+			recs = append(recs, rec)
+		}
+	}
+	g.mu.Unlock()
+	out := make([]RunInfo, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, rec.info(now))
+	}
+	slices.SortFunc(out, func(a, b RunInfo) int {
+		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.RunID, a.RunID)
+	})
+	return out
+}

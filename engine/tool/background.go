@@ -1,0 +1,172 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wfrun/wfrun/engine"
+)
+
+// cancelWait bounds how long workflow_cancel waits for the run to settle
+// after cancelling it: the cancel grace of its sub-agents, and some.
+const cancelWait = 10 * time.Second
+
+// RunList is the structured content of workflow_list.
+type RunList struct {
+	Runs []engine.RunInfo `json:"runs"`
+}
+
+// unknownRun is the error for a run id the owner cannot see.
+func (s *Set) unknownRun(id string) Result {
+	return inputError(errorf(engine.CodeInvalidRequest,
+		"no run %q is known here: it was never started by you, or it finished long enough ago to be dropped; workflow_list shows your runs", id))
+}
+
+// status is workflow_status.
+func (s *Set) status(_ context.Context, input json.RawMessage, _ func(Progress)) Result {
+	var in RunIDInput
+	if err := decode(WorkflowStatus, input, &in); err != nil {
+		return inputError(err)
+	}
+	info, ok := s.eng.Info(s.opts.Owner, in.RunID)
+	if !ok {
+		return s.unknownRun(in.RunID)
+	}
+	return Result{Text: statusLine(info), Structured: info, RunID: info.RunID}
+}
+
+// wait is workflow_wait: the result once the run is done, else its status
+// when the wait's time is up or the call is cancelled.
+func (s *Set) wait(ctx context.Context, input json.RawMessage, progress func(Progress)) Result {
+	var in WaitInput
+	if err := decode(WorkflowWait, input, &in); err != nil {
+		return inputError(err)
+	}
+	switch {
+	case in.TimeoutMs < 0:
+		return inputError(errorf(engine.CodeInvalidRequest, "timeoutMs must not be negative; leave it out to wait %d ms", DefaultWaitMs))
+	case in.TimeoutMs > MaxWaitMs:
+		return inputError(errorf(engine.CodeInvalidRequest, "timeoutMs is %d; workflow_wait waits at most %d ms (10 minutes): call it again to wait longer", in.TimeoutMs, MaxWaitMs))
+	case in.TimeoutMs == 0:
+		in.TimeoutMs = DefaultWaitMs
+	}
+	run, ok := s.eng.Lookup(s.opts.Owner, in.RunID)
+	if !ok {
+		return s.unknownRun(in.RunID)
+	}
+	if track := newTracker(progress); track != nil {
+		report := func() {
+			if info, ok := s.eng.Info(s.opts.Owner, run.ID()); ok {
+				track.snapshot(info)
+			}
+		}
+		// The registry sees each event before the watchers do, so a
+		// snapshot taken on an event includes it.
+		defer s.watch(run.ID(), func(ev engine.Event) {
+			switch ev.Type {
+			case engine.EventPhase, engine.EventAgentStart, engine.EventAgentEnd:
+				report()
+			}
+		})()
+		report()
+	}
+	timer := time.NewTimer(time.Duration(in.TimeoutMs) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-run.Done():
+		return s.renderResult(run.Wait(), rendering{name: run.Meta().Name})
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	info, ok := s.eng.Info(s.opts.Owner, run.ID())
+	if !ok {
+		return s.unknownRun(in.RunID)
+	}
+	return Result{Text: statusLine(info) + fmt.Sprintf("\nStill running after waiting %s s; call workflow_wait again, or workflow_cancel to stop it.", seconds(in.TimeoutMs)),
+		Structured: info, RunID: info.RunID}
+}
+
+// cancel is workflow_cancel.
+func (s *Set) cancel(ctx context.Context, input json.RawMessage, _ func(Progress)) Result {
+	var in CancelInput
+	if err := decode(WorkflowCancel, input, &in); err != nil {
+		return inputError(err)
+	}
+	run, ok := s.eng.Lookup(s.opts.Owner, in.RunID)
+	if !ok {
+		return s.unknownRun(in.RunID)
+	}
+	if _, done := run.Result(); !done {
+		reason := strings.TrimSpace(in.Reason)
+		if reason == "" {
+			reason = "cancelled with workflow_cancel"
+		}
+		run.Cancel(reason)
+		timer := time.NewTimer(cancelWait)
+		select {
+		case <-run.Done():
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		timer.Stop()
+	} else if info, ok := s.eng.Info(s.opts.Owner, run.ID()); ok {
+		return Result{Text: statusLine(info) + "\nIt had already finished; nothing was cancelled.", Structured: info, RunID: info.RunID}
+	}
+	info, ok := s.eng.Info(s.opts.Owner, run.ID())
+	if !ok {
+		return s.unknownRun(in.RunID)
+	}
+	return Result{Text: statusLine(info), Structured: info, RunID: info.RunID}
+}
+
+// list is workflow_list.
+func (s *Set) list(_ context.Context, input json.RawMessage, _ func(Progress)) Result {
+	var in ListInput
+	if err := decode(WorkflowList, input, &in); err != nil {
+		return inputError(err)
+	}
+	runs := s.eng.Runs(s.opts.Owner)
+	if len(runs) == 0 {
+		return Result{Text: "No runs yet.", Structured: RunList{Runs: []engine.RunInfo{}}}
+	}
+	lines := make([]string, len(runs))
+	for i, in := range runs {
+		lines[i] = statusLine(in)
+	}
+	return Result{Text: strings.Join(lines, "\n"), Structured: RunList{Runs: runs}}
+}
+
+// statusLine renders a run on one line:
+//
+//	workflow "audit" (wf_…, background) is running: phase Verify · agents 2 running, 5 done, 1 failed · 12.3k tokens · 41.0 s
+func statusLine(in engine.RunInfo) string {
+	var b strings.Builder
+	kind := "foreground"
+	if in.Background {
+		kind = "background"
+	}
+	fmt.Fprintf(&b, "workflow %q (%s, %s) ", in.Meta.Name, in.RunID, kind)
+	switch in.Status {
+	case engine.RunRunning:
+		b.WriteString("is running")
+	case engine.RunCompleted:
+		b.WriteString("completed")
+	case engine.RunCancelled:
+		b.WriteString("was cancelled")
+	case engine.RunFailed:
+		b.WriteString("failed with " + string(in.ErrorCode))
+	}
+	b.WriteString(": ")
+	if in.Phase != "" {
+		fmt.Fprintf(&b, "phase %s · ", in.Phase)
+	}
+	fmt.Fprintf(&b, "agents %d running, %d done, %d failed · %s tokens · %s s",
+		in.Agents.Running, in.Agents.Done, in.Agents.Failed, humanCount(in.Usage.InputTokens+in.Usage.OutputTokens), seconds(in.ElapsedMs))
+	if in.Error != "" && in.Status == engine.RunFailed {
+		b.WriteString(" · " + in.Error)
+	}
+	return b.String()
+}

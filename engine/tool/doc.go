@@ -1,0 +1,42 @@
+// Package tool offers wfrun to parent agents as tools: workflow (run a
+// script the model wrote), agent (run one sub-agent), and the background
+// tools workflow_status, workflow_wait, workflow_cancel and workflow_list.
+//
+// Everything a model sees here is product surface: the descriptions
+// (description.go, the authoring manual of the workflow tool, at most
+// MaxDescriptionChars, with the host's personas listed when it has some),
+// the input schemas (generated from the Go input types with
+// invopop/jsonschema, a description on every field, unknown fields refused
+// with a sentence naming them), and the results:
+//
+//   - a completed run is the line `workflow "NAME" completed (N agents, T
+//     tokens, D s)` followed by its value as JSON, cut at MaxResultChars with
+//     a notice naming the resource wfrun://runs/<runId>/result;
+//   - a run that did not complete is an error (Result.IsError) naming the
+//     code, the sentence, the line and column with the line itself, and how
+//     many sub-agents had completed; a failed run is never shown as a
+//     success with partial output.
+//
+// A Set binds the tools to one engine and one owner (the request's Parent).
+// Every run the set starts belongs to that owner, and the background tools
+// see only that owner's runs, through the engine's run registry: an MCP
+// server gives each session its own Set, so no session can see or cancel
+// another's runs. The agent tool is a run too (a one-call script whose
+// request is the tool's input), so it goes through the same providers,
+// limits, events and registry as any workflow.
+//
+// Adapters: Tool.Definition and Tool.Call (plain Go, for any framework),
+// Set.OpenAITools and Set.HandleOpenAI (go-openai), Set.Toolbox (an
+// agentapi.Toolbox, for a parent loop on one of wfrun's own providers).
+// engine/mcpserver serves a Set over MCP.
+//
+// Journals and resume (resumeFromRunId) do not exist yet, so neither the
+// input nor the failure text mentions them.
+//
+// The package must never touch a goja VM or reach into a run: it uses only
+// engine's public API. It starts no goroutines: a foreground call runs on
+// its caller's goroutine, and background runs are the engine's, which
+// Engine.Close cancels and waits for.
+//
+// Place: cmd → engine/mcpserver → engine/tool → engine.
+package tool

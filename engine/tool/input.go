@@ -1,0 +1,188 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/meta"
+)
+
+// The limits of the background tools' waits.
+const (
+	DefaultWaitMs = 30_000  // workflow_wait without timeoutMs
+	MaxWaitMs     = 600_000 // the longest workflow_wait
+)
+
+// WorkflowInput is the input of the workflow tool.
+type WorkflowInput struct {
+	Script         string          `json:"script" jsonschema_description:"The workflow's JavaScript source. Start it with export const meta = { name, description } unless you pass meta."`
+	Meta           json.RawMessage `json:"meta,omitempty" jsonschema_description:"The workflow's meta as data, for a script without export const meta: {name, description, whenToUse?, model?, phases?}. If both are given they must be equal."`
+	Args           json.RawMessage `json:"args,omitempty" jsonschema_description:"Any JSON value; the script reads it as the global args, verbatim."`
+	MaxTotalAgents int             `json:"maxTotalAgents,omitempty" jsonschema:"minimum=0" jsonschema_description:"The most agent() calls the run may make (default and ceiling 1000); one more is fatal (AGENT_CAP). 0 means the default."`
+	BudgetTokens   int64           `json:"budgetTokens,omitempty" jsonschema:"minimum=0" jsonschema_description:"The run's token budget (input plus output tokens of its agents); agent() past it is fatal (BUDGET_EXHAUSTED). 0 means none."`
+	TimeoutMs      int64           `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"The run's deadline in milliseconds (default one hour); past it the run ends with TIMEOUT. 0 means the default."`
+	Background     bool            `json:"background,omitempty" jsonschema_description:"true: start the run and return {runId} at once; follow it with workflow_status, workflow_wait and workflow_cancel."`
+}
+
+// AgentInput is the input of the agent tool.
+type AgentInput struct {
+	Prompt    string          `json:"prompt" jsonschema:"minLength=1" jsonschema_description:"The whole task. The sub-agent sees nothing but this prompt: include every fact, file name and constraint it needs."`
+	AgentType string          `json:"agentType,omitempty" jsonschema_description:"The persona to run the sub-agent as (see the tool's description for the names). Default: a general worker."`
+	Schema    json.RawMessage `json:"schema,omitempty" jsonschema_description:"A JSON Schema with an object root for a structured answer; the result is then the validated object."`
+	Model     string          `json:"model,omitempty" jsonschema_description:"The model to run the sub-agent on. Default: the host's."`
+	Tools     []string        `json:"tools,omitempty" jsonschema_description:"Names of the tools the sub-agent may use; narrows its default set, never widens it."`
+}
+
+// RunIDInput is the input of workflow_status.
+type RunIDInput struct {
+	RunID string `json:"runId" jsonschema:"pattern=^wf_" jsonschema_description:"The run's id, as returned by workflow with background: true (\"wf_…\")."`
+}
+
+// WaitInput is the input of workflow_wait.
+type WaitInput struct {
+	RunID     string `json:"runId" jsonschema:"pattern=^wf_" jsonschema_description:"The run's id (\"wf_…\")."`
+	TimeoutMs int64  `json:"timeoutMs,omitempty" jsonschema:"minimum=0,maximum=600000" jsonschema_description:"How long to wait in milliseconds: default 30000, at most 600000. When it passes first, the run's status is returned and the run goes on."`
+}
+
+// CancelInput is the input of workflow_cancel.
+type CancelInput struct {
+	RunID  string `json:"runId" jsonschema:"pattern=^wf_" jsonschema_description:"The run's id (\"wf_…\")."`
+	Reason string `json:"reason,omitempty" jsonschema_description:"Why it is cancelled; shown in the run's error."`
+}
+
+// ListInput is the input of workflow_list: nothing.
+type ListInput struct{}
+
+// inputSchema generates the JSON Schema of v's type: no references, no
+// unknown properties, a description on every field.
+func inputSchema(v any) json.RawMessage {
+	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
+	s := r.Reflect(v)
+	s.Version = ""
+	if s.Properties != nil {
+		if p, ok := s.Properties.Get("meta"); ok {
+			metaSchema(p)
+		}
+		if p, ok := s.Properties.Get("args"); ok {
+			p.Type = "" // any JSON value
+		}
+		if p, ok := s.Properties.Get("schema"); ok {
+			p.Type = "object"
+		}
+	}
+	if s.Type == "" {
+		s.Type = "object"
+	}
+	if s.Properties == nil || s.Properties.Len() == 0 {
+		s.Properties = jsonschema.NewProperties()
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tool: cannot marshal the input schema of %T: %v", v, err))
+	}
+	return b
+}
+
+// metaSchema makes p the schema of WorkflowMeta, keeping p's description.
+func metaSchema(p *jsonschema.Schema) {
+	var ms jsonschema.Schema
+	if err := json.Unmarshal(meta.Schema(), &ms); err != nil {
+		panic("tool: the schema of WorkflowMeta does not parse: " + err.Error())
+	}
+	desc := p.Description
+	*p = ms
+	p.Version, p.ID, p.Title, p.Description = "", "", "", desc
+}
+
+// decode reads a tool's JSON input into v, refusing unknown fields and
+// values of the wrong type with a sentence that names the field and lists
+// the tool's fields. An empty input or null is an empty object.
+func decode(tool Name, input json.RawMessage, v any) error {
+	input = bytes.TrimSpace(input)
+	if len(input) == 0 || string(input) == "null" {
+		input = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("extra data after the JSON object")
+	}
+	if err == nil {
+		return nil
+	}
+	fields := fieldNames(v)
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return errorf(engine.CodeInvalidRequest,
+			"the %s tool has no field %s; its fields are %s", tool, name, listAnd(fields))
+	case errors.As(err, &te) && te.Field == "":
+		return errorf(engine.CodeInvalidRequest, "the %s tool's input must be a JSON object with the fields %s, not a JSON %s", tool, listAnd(fields), te.Value)
+	case errors.As(err, &te):
+		return errorf(engine.CodeInvalidRequest, "the %s tool's field %s must be %s, not a JSON %s",
+			tool, te.Field, kindOf(te.Type), te.Value)
+	case errors.As(err, &se):
+		return errorf(engine.CodeInvalidRequest, "the %s tool's input is not valid JSON (%v at byte %d); send one JSON object", tool, se, se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errorf(engine.CodeInvalidRequest, "the %s tool's input is not valid JSON: it ends in the middle of a value; send one complete JSON object", tool)
+	}
+	return errorf(engine.CodeInvalidRequest, "the %s tool's input is not a JSON object of %s: %v", tool, listAnd(fields), err)
+}
+
+// fieldNames lists the JSON names of v's struct fields.
+func fieldNames(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var names []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// kindOf names what a Go type takes in JSON.
+func kindOf(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "a whole number"
+	case reflect.Slice:
+		return "an array of " + strings.TrimPrefix(kindOf(t.Elem()), "a ") + "s"
+	}
+	return "a " + t.Kind().String()
+}
+
+// listAnd renders a, b and c.
+func listAnd(names []string) string {
+	switch len(names) {
+	case 0:
+		return "none"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// errorf returns an *engine.Error with a formatted sentence.
+func errorf(code engine.ErrorCode, format string, args ...any) *engine.Error {
+	return &engine.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}

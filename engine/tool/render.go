@@ -1,0 +1,209 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wfrun/wfrun/engine"
+)
+
+// Output is the structured content of a workflow result: the
+// WorkflowResult, whose value is left out (null) when it is longer than
+// the text may show, with ValueCut saying where the whole value is.
+type Output struct {
+	engine.WorkflowResult
+	ValueCut *Cut `json:"valueCut,omitempty"`
+}
+
+// Cut says that a value was too long to show whole.
+type Cut struct {
+	Chars    int    `json:"chars"`    // the whole value's length, in characters of its indented JSON
+	Shown    int    `json:"shown"`    // how many of them the text shows
+	Resource string `json:"resource"` // where the whole value is: wfrun://runs/<runId>/result
+}
+
+// ErrorOutput is the structured content of a call refused before any run
+// started: bad input, an unknown run.
+type ErrorOutput struct {
+	ErrorCode engine.ErrorCode `json:"errorCode"`
+	Error     string           `json:"error"`
+}
+
+// inputError renders a refused call.
+func inputError(err error) Result {
+	e := asError(err)
+	return Result{Text: string(e.Code) + ": " + e.Message, IsError: true,
+		Structured: ErrorOutput{ErrorCode: e.Code, Error: e.Message}}
+}
+
+func asError(err error) *engine.Error {
+	var e *engine.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &engine.Error{Code: engine.CodeInternal, Message: err.Error()}
+}
+
+// rendering says how to render one run's result.
+type rendering struct {
+	script   string // the source, for the excerpt at the error's line; "" for none
+	name     string // the workflow's meta name; "" when the run never started
+	precheck bool   // the run was refused by Start: nothing ran
+}
+
+// renderResult renders a settled run (or a refused one) as a tool result.
+func (s *Set) renderResult(res engine.WorkflowResult, how rendering) Result {
+	if res.StopReason == engine.StopCompleted {
+		return s.renderCompleted(res, how.name)
+	}
+	return Result{Text: failureText(res, how), IsError: true, Structured: Output{WorkflowResult: res}, RunID: res.RunID}
+}
+
+// renderCompleted is the header line and the (capped) value.
+func (s *Set) renderCompleted(res engine.WorkflowResult, name string) Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "workflow %q completed (%s, %d tokens, %s s)\n", name, plural(res.AgentsSpawned, "agent", "agents"),
+		res.Usage.InputTokens+res.Usage.OutputTokens, seconds(res.DurationMs))
+	out := Output{WorkflowResult: res}
+	text, cut := s.capValue(res.Value, res.RunID)
+	b.WriteString(text)
+	if cut != nil {
+		out.Value = nil
+		out.ValueCut = cut
+	}
+	return Result{Text: b.String(), Structured: out, RunID: res.RunID}
+}
+
+// capValue renders value as indented JSON, cut to the set's limit with a
+// notice naming the run's result resource.
+func (s *Set) capValue(value json.RawMessage, runID string) (string, *Cut) {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, value, "", "  "); err != nil {
+		buf.Reset()
+		buf.Write(value)
+	}
+	text := buf.String()
+	n := utf8.RuneCountInString(text)
+	limit := s.opts.MaxResultChars
+	if n <= limit {
+		return text, nil
+	}
+	cut := &Cut{Chars: n, Shown: limit, Resource: ResultURI(runID)}
+	shown := string([]rune(text)[:limit])
+	return shown + fmt.Sprintf("\n… [value cut: it is %d characters and this shows the first %d. The whole value is the resource %s (read it with MCP resources/read).]",
+		n, limit, cut.Resource), cut
+}
+
+// failureText says what stopped the run, where, and what had been done.
+func failureText(res engine.WorkflowResult, how rendering) string {
+	var b strings.Builder
+	subject := "workflow"
+	if how.name != "" {
+		subject = fmt.Sprintf("workflow %q", how.name)
+	}
+	switch {
+	case how.precheck:
+		fmt.Fprintf(&b, "%s was refused before it ran: %s", subject, res.ErrorCode)
+	case res.StopReason == engine.StopCancelled:
+		fmt.Fprintf(&b, "%s was cancelled: %s", subject, res.ErrorCode)
+	default:
+		fmt.Fprintf(&b, "%s failed: %s", subject, res.ErrorCode)
+	}
+	if res.ErrorLine > 0 {
+		fmt.Fprintf(&b, " at line %d, column %d", res.ErrorLine, res.ErrorColumn)
+	}
+	b.WriteString(": " + res.Error + "\n")
+	if res.ErrorLine > 0 {
+		b.WriteString(excerpt(how.script, res.ErrorLine, res.ErrorColumn))
+	}
+	if how.precheck {
+		b.WriteString("Nothing ran and no agent was started. Fix the script and call workflow again.\n")
+		return b.String()
+	}
+	a := res.Agents
+	fmt.Fprintf(&b, "%d of %s had completed (%d failed, %d timed out, %d cancelled); %d tokens; %s s. ",
+		a.Completed, plural(res.AgentsSpawned, "agent", "agents"), a.Failed, a.TimedOut, a.Cancelled,
+		res.Usage.InputTokens+res.Usage.OutputTokens, seconds(res.DurationMs))
+	b.WriteString("A run that does not complete returns no value")
+	if next := nextStep(res.ErrorCode); next != "" {
+		b.WriteString("; " + next)
+	}
+	b.WriteString(".\n")
+	return b.String()
+}
+
+// nextStep is what to do after a run ended with code, beyond what its
+// sentence says.
+func nextStep(code engine.ErrorCode) string {
+	switch code {
+	case engine.CodeCancelled:
+		return ""
+	case engine.CodeTimeout:
+		return "do less per run, or pass a larger timeoutMs"
+	case engine.CodeAgentStart, engine.CodeAgentResult:
+		return "the sub-agent provider is failing, not the script: tell the user"
+	case engine.CodeInternal:
+		return "this is a bug in wfrun: tell the user, with the script"
+	case engine.CodeBudgetExhausted:
+		return "check budget.remaining() before each round, or pass a larger budgetTokens"
+	case engine.CodeAgentCap:
+		return "batch items into fewer agent() calls, or pass a larger maxTotalAgents"
+	}
+	return "fix the script and call workflow again"
+}
+
+// excerpt shows the script's line with a caret under the column, or ""
+// when the line is not in the script.
+func excerpt(script string, line, col int) string {
+	lines := strings.Split(script, "\n")
+	if script == "" || line < 1 || line > len(lines) {
+		return ""
+	}
+	src := strings.TrimRight(lines[line-1], "\r")
+	src = strings.TrimPrefix(src, "\ufeff")
+	const maxLine = 200
+	runes := []rune(src)
+	if len(runes) > maxLine {
+		runes = append(runes[:maxLine:maxLine], '…')
+	}
+	num := fmt.Sprint(line)
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %s | %s\n", num, string(runes))
+	if col >= 1 && col-1 <= len(runes) {
+		pad := make([]rune, 0, col-1)
+		for _, r := range runes[:col-1] {
+			if r == '\t' {
+				pad = append(pad, '\t')
+			} else {
+				pad = append(pad, ' ')
+			}
+		}
+		fmt.Fprintf(&b, "  %s | %s^\n", strings.Repeat(" ", len(num)), string(pad))
+	}
+	return b.String()
+}
+
+// seconds renders milliseconds as seconds with one decimal.
+func seconds(ms int64) string { return fmt.Sprintf("%.1f", float64(ms)/1000) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// humanCount renders 950, 12.3k, 4.5M.
+func humanCount(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+}

@@ -1,0 +1,60 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/wfrun/wfrun/engine"
+)
+
+// scriptName names the tool's scripts in stack traces.
+const scriptName = "workflow.js"
+
+// Started is the structured content of a background start.
+type Started struct {
+	RunID string `json:"runId"`
+}
+
+// workflow is the workflow tool: run a script in the foreground, or start
+// it in the background.
+func (s *Set) workflow(ctx context.Context, input json.RawMessage, progress func(Progress)) Result {
+	var in WorkflowInput
+	if err := decode(Workflow, input, &in); err != nil {
+		return inputError(err)
+	}
+	req := engine.WorkflowStartRequest{
+		Script: in.Script, ScriptName: scriptName, Meta: in.Meta, Args: in.Args, Parent: s.opts.Owner,
+		MaxTotalAgents: in.MaxTotalAgents, BudgetTokens: in.BudgetTokens, TimeoutMs: in.TimeoutMs,
+		Background: in.Background,
+	}
+	if s.opts.BeforeRun != nil {
+		s.opts.BeforeRun(req)
+	}
+	how := rendering{script: in.Script}
+	if in.Background {
+		// The run outlives the call: only workflow_cancel or the engine's
+		// Close end it.
+		req.OnEvent = s.sink(nil)
+		run, err := s.eng.Start(context.WithoutCancel(ctx), req)
+		if err != nil {
+			how.precheck = true
+			return s.renderResult(engine.FailedResult("", err), how)
+		}
+		id := run.ID()
+		return Result{
+			Text: fmt.Sprintf("workflow %q started in the background as %s. workflow_wait {\"runId\":%q} returns its result; workflow_status shows its progress; workflow_cancel stops it.",
+				run.Meta().Name, id, id),
+			Structured: Started{RunID: id},
+			RunID:      id,
+		}
+	}
+	req.OnEvent = s.sink(newTracker(progress))
+	run, err := s.eng.Start(ctx, req)
+	if err != nil {
+		how.precheck = true
+		return s.renderResult(engine.FailedResult("", err), how)
+	}
+	how.name = run.Meta().Name
+	return s.renderResult(run.Wait(), how)
+}

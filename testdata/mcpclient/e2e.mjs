@@ -1,0 +1,166 @@
+// Drives `wfrun mcp` with the official MCP TypeScript client, as an MCP host
+// would: over stdio (wfrun started as a subprocess), and over streamable
+// HTTP with a bearer token. Run by cmd/wfrun's end-to-end test:
+//
+//   node e2e.mjs WFRUN_BINARY FAKE_RULES_FILE EVENTS_DIR
+//
+// Each server writes its events to EVENTS_DIR/stdio.jsonl or http.jsonl,
+// which the Go test checks.
+// It prints one line per step ("ok STEP") and exits 0, or prints the
+// failure and exits 1. Every wait is bounded, so it never hangs.
+import { spawn } from 'node:child_process'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+
+const [bin, rules, eventsDir] = process.argv.slice(2)
+if (!bin || !rules || !eventsDir) {
+  console.error('usage: node e2e.mjs WFRUN_BINARY FAKE_RULES_FILE EVENTS_DIR')
+  process.exit(2)
+}
+
+function check(cond, what, detail) {
+  if (!cond) throw new Error(`${what}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`)
+}
+const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('')
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function until(what, fn, ms = 10000) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const got = await fn()
+    if (got) return got
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`)
+    await sleep(20)
+  }
+}
+
+const SLOW = "export const meta = { name: 'slow', description: 'one agent that takes its time' }\nphase('Waiting')\nreturn await agent('slow: take your time')"
+
+// The steps every transport must pass.
+async function exercise(client, label) {
+  const { tools } = await client.listTools()
+  const names = tools.map((t) => t.name).sort()
+  check(names.join(',') === 'agent,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait', 'list the tools', names)
+  const wf = tools.find((t) => t.name === 'workflow')
+  check(wf.inputSchema.type === 'object' && wf.inputSchema.required.includes('script') && wf.description.includes('export const meta'), 'the workflow tool', wf)
+  console.log(`ok ${label}: list the tools`)
+
+  const progress = []
+  const done = await client.callTool({
+    name: 'workflow',
+    arguments: {
+      script: "export const meta = { name: 'panel', description: 'two voices' }\nphase('Ask')\nconst [a, b] = await parallel([() => agent('first voice'), () => agent('second voice')])\nreturn { a, b, n: args.n }",
+      args: { n: 7 },
+    },
+  }, undefined, { onprogress: (p) => progress.push(p) })
+  check(!done.isError && text(done).startsWith('workflow "panel" completed (2 agents') && text(done).includes('"n": 7'), 'call workflow', text(done))
+  check(done.structuredContent?.stopReason === 'completed' && done.structuredContent.value.a === 'first voice', 'structured content', done.structuredContent)
+  console.log(`ok ${label}: call workflow and get the result`)
+
+  // The client runs notification handlers a tick after it reads them and
+  // forgets the token when the response comes, so notifications that
+  // arrive in the same read as the response are dropped: the voices take
+  // 300 ms (the rules file), so the earlier ones arrive on their own.
+  check(progress.length >= 3, 'progress notifications arrive', progress)
+  check(progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress), 'progress grows', progress)
+  check(progress.some((p) => /^Ask · agents 0\/2 done, 2 running, 0 failed · /.test(p.message ?? '')), 'progress names the phase and agents', progress)
+  console.log(`ok ${label}: progress notifications arrive`)
+
+  const bad = await client.callTool({ name: 'workflow', arguments: { script: "export const meta = { name: 'bad', description: 'x' }\nconst n: number = 1\nreturn n" } })
+  check(bad.isError === true && /SCRIPT_PARSE at line 2, column \d+/.test(text(bad)), 'a script error is isError with the line', text(bad))
+  console.log(`ok ${label}: a script error is isError naming the line`)
+
+  // Abort a foreground call once its agent is running.
+  const abort = new AbortController()
+  const aborted = client.callTool({ name: 'workflow', arguments: { script: SLOW } }, undefined, {
+    signal: abort.signal,
+    onprogress: (p) => { if (/1 running/.test(p.message ?? '')) abort.abort('enough') },
+  }).then(() => 'resolved', (err) => `rejected: ${err}`)
+  check((await aborted).startsWith('rejected'), 'the aborted call rejects', await aborted)
+  const cancelled = await until('workflow_list shows the aborted run cancelled', async () => {
+    const list = await client.callTool({ name: 'workflow_list', arguments: {} })
+    const run = list.structuredContent.runs.find((r) => r.meta.name === 'slow' && !r.background)
+    return run?.status === 'cancelled' ? run : null
+  })
+  check(cancelled.agents.running === 0, 'the aborted run has no agent left running', cancelled)
+  console.log(`ok ${label}: aborting the call cancels the run`)
+
+  const started = await client.callTool({ name: 'workflow', arguments: { script: SLOW, background: true } })
+  const runId = started.structuredContent?.runId
+  check(!started.isError && /^wf_[0-9a-f]{16}$/.test(runId ?? ''), 'a background start returns {runId}', started)
+  // The run has just started: wait until its agent is running.
+  const status = await until('workflow_status shows the agent running', async () => {
+    const st = await client.callTool({ name: 'workflow_status', arguments: { runId } })
+    check(!st.isError && st.structuredContent.status === 'running', 'workflow_status', st.structuredContent)
+    return st.structuredContent.agents.running === 1 ? st : null
+  })
+  check(status.structuredContent.phase === 'Waiting' && text(status).includes('is running: phase Waiting'), 'workflow_status names the phase', text(status))
+  const waited = await client.callTool({ name: 'workflow_wait', arguments: { runId, timeoutMs: 50 } })
+  check(!waited.isError && text(waited).includes('is running'), 'workflow_wait that times out', text(waited))
+  const stop = await client.callTool({ name: 'workflow_cancel', arguments: { runId, reason: 'e2e is done' } })
+  check(!stop.isError && stop.structuredContent.status === 'cancelled', 'workflow_cancel', stop.structuredContent)
+  const after = await client.callTool({ name: 'workflow_wait', arguments: { runId } })
+  check(after.isError === true && text(after).includes('was cancelled') && text(after).includes('e2e is done'), 'workflow_wait after cancel', text(after))
+
+  const quick = await client.callTool({ name: 'workflow', arguments: { script: "export const meta = { name: 'quick', description: 'x' }\nreturn 'q'.repeat(60000)", background: true } })
+  const quickResult = await client.callTool({ name: 'workflow_wait', arguments: { runId: quick.structuredContent.runId, timeoutMs: 10000 } })
+  const uri = `wfrun://runs/${quick.structuredContent.runId}/result`
+  check(!quickResult.isError && text(quickResult).includes(uri), 'a long value names its resource', text(quickResult).slice(-300))
+  const resource = await client.readResource({ uri })
+  check(JSON.parse(resource.contents[0].text).value.length === 60000, 'the resource holds the whole value', resource.contents[0].text.length)
+  console.log(`ok ${label}: a background run can be started, waited for and cancelled`)
+}
+
+async function overStdio() {
+  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`], stderr: 'pipe' })
+  const client = new Client({ name: 'wfrun-e2e', version: '1.0.0' })
+  await client.connect(transport)
+  try {
+    await exercise(client, 'stdio')
+  } finally {
+    await client.close()
+  }
+}
+
+async function overHTTP() {
+  const token = 'e2e-token-' + process.pid
+  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/http.jsonl`, '--http', '127.0.0.1:0'], {
+    env: { ...process.env, WFRUN_AUTH_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  try {
+    let stderr = ''
+    child.stderr.on('data', (d) => { stderr += d })
+    const url = await until('wfrun mcp --http announces its address', async () => stderr.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/)?.[1])
+
+    const anonymous = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '0' } } }),
+    })
+    check(anonymous.status === 401, 'a request without the token gets 401', anonymous.status)
+    console.log('ok http: a request without the token gets 401')
+
+    const client = new Client({ name: 'wfrun-e2e', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }))
+    try {
+      await exercise(client, 'http')
+    } finally {
+      await client.close()
+    }
+  } finally {
+    child.kill('SIGTERM')
+    await until('wfrun mcp --http exits on SIGTERM', async () => child.exitCode !== null || child.signalCode !== null)
+  }
+}
+
+const watchdog = setTimeout(() => { console.error('e2e: not done within 120 s'); process.exit(1) }, 120000)
+try {
+  await overStdio()
+  await overHTTP()
+  clearTimeout(watchdog)
+  console.log('e2e: all steps passed')
+} catch (err) {
+  console.error(`e2e failed: ${err.stack ?? err}`)
+  process.exit(1)
+}
