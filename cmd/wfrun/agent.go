@@ -80,7 +80,7 @@ func agentCommand(args []string, e env) int {
 		})
 	}
 	defer stopProgress()
-	opts := tool.Options{Owner: agentOwner}
+	opts := tool.Options{Owner: agentOwner, Personas: toolPersonas(in.personas)}
 	if prog != nil {
 		opts.OnEvent = prog.record
 	}

@@ -55,7 +55,7 @@ func mcpCommand(args []string, e env) int {
 		return exitFailed
 	}
 	defer closeProviders()
-	srv := mcpserver.New(eng, mcpserver.Options{Version: version()})
+	srv := mcpserver.New(eng, mcpserver.Options{Version: version(), Personas: toolPersonas(in.personas)})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

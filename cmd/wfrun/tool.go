@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/tool"
 )
@@ -16,13 +17,28 @@ func toolCommand(args []string, e env) int {
 	if len(args) > 0 {
 		return usageFail(e, "tool takes no arguments; it prints the tool definitions. Got %q", args[0])
 	}
-	eng, err := engine.New(engine.Config{})
+	// The personas a wfrun mcp started here without flags would offer.
+	set, err := loadPersonas(nil, "", e)
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	defs := tool.New(eng, tool.Options{}).Definitions()
+	eng, err := engine.New(engine.Config{Personas: set})
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	defs := tool.New(eng, tool.Options{Personas: toolPersonas(set)}).Definitions()
 	if err := closeEngine(eng); err != nil {
 		notice(e, "%v", err)
 	}
 	return printJSON(e, defs, exitCompleted)
+}
+
+// toolPersonas lists the personas for the tools' descriptions: the names a
+// script's agentType may use, with their one-line descriptions.
+func toolPersonas(set *persona.Set) []tool.Persona {
+	var out []tool.Persona
+	for _, p := range set.Personas() {
+		out = append(out, tool.Persona{Name: p.Name, Description: firstLine(p.Description, 200)})
+	}
+	return out
 }
