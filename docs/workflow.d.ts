@@ -134,6 +134,11 @@ interface AgentEnvelope<R = string | object> {
   error?: string;
   /** Set when status is not "completed". */
   failure?: FailureKind;
+  /**
+   * With isolation: 'worktree', when the child left changes: the git worktree
+   * that holds them. Absent when the worktree was removed (nothing changed).
+   */
+  worktree?: { path: string; branch: string };
 }
 
 /**

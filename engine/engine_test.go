@@ -283,7 +283,7 @@ func TestEngine_SharedScriptsComplete(t *testing.T) {
 			eng := newEngine(t, cfg)
 			src, _ := os.ReadFile(f)
 			req := engine.WorkflowStartRequest{Script: string(src), ScriptName: filepath.Base(f),
-				Args: json.RawMessage(`{"topic":"vector databases","decision":"adopt Go 1.26"}`)}
+				Args: json.RawMessage(`{"topic":"vector databases","decision":"adopt Go 1.26","files":["api/users.go","api/admin.go"]}`)}
 			if !strings.Contains(string(src), "export const meta") {
 				req.Meta = json.RawMessage(`{"name":"` + strings.TrimSuffix(filepath.Base(f), ".js") + `","description":"from the request"}`)
 			}

@@ -206,3 +206,24 @@ func TestAgent_ProviderNoteReachesAgentEnd(t *testing.T) {
 		t.Fatalf("agent.end %+v", ev)
 	}
 }
+
+func TestAgent_AKeptWorktreeReachesTheEnvelopeTheEventAndTheOutcome(t *testing.T) {
+	p := &funcProvider{name: "iso", caps: agentapi.All(), run: func(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+		res := agentapi.Result{Status: agentapi.StatusCompleted, Text: "done"}
+		if req.Prompt == "edit" {
+			res.Worktree = &agentapi.Worktree{Path: "/ws/.wfrun/worktrees/" + req.AgentID, Branch: "wfrun/" + req.AgentID}
+		}
+		return res, nil
+	}}
+	out, rec := runScript(t, `const a = await agent({prompt: 'edit', isolation: 'worktree'})
+const b = await agent({prompt: 'look', isolation: 'worktree'})
+return [a.worktree, b.worktree === undefined]`, withProvider(p))
+	wantValue(t, out, `[{"path":"/ws/.wfrun/worktrees/ag_test_1","branch":"wfrun/ag_test_1"}, true]`)
+	ends := rec.Of(EventAgentEnd)
+	if len(ends) != 2 || ends[0].Worktree == nil || ends[0].Worktree.Branch != "wfrun/ag_test_1" || ends[1].Worktree != nil {
+		t.Fatalf("agent.end worktrees: %+v", ends)
+	}
+	if len(out.Worktrees) != 1 || out.Worktrees[0].AgentID != "ag_test_1" {
+		t.Fatalf("outcome worktrees %+v", out.Worktrees)
+	}
+}

@@ -50,8 +50,11 @@ func TestWorkflow_SharedScriptsComplete(t *testing.T) {
 			if !strings.Contains(string(src), "export const meta") {
 				in["meta"] = map[string]string{"name": name, "description": "run through the workflow tool"}
 			}
-			if name == "judge-panel" {
+			switch name {
+			case "judge-panel":
 				in["args"] = "Ship the new cache on Friday"
+			case "persona-audit":
+				in["args"] = map[string]any{"files": []string{"api/users.go", "api/admin.go"}}
 			}
 			res := call(t, s, tool.Workflow, in)
 			if res.IsError || !strings.HasPrefix(res.Text, `workflow "`+name+`" completed (`) {
