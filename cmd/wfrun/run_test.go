@@ -190,6 +190,7 @@ func TestEverySharedScriptCompletesWithTheFakeProvider(t *testing.T) {
 		{"judge-panel.js", []string{"--args", `{"decision":"ship it on Friday"}`}},
 		{"loop-until-dry.js", nil},
 		{"map-reduce.js", nil},
+		{"persona-audit.js", []string{"--args", `{"files":["api/users.go","api/admin.go"]}`}},
 		{"research-synthesis.js", []string{"--meta", `{"name":"research-synthesis","description":"research then write"}`, "--args", `{"topic":"vector databases"}`}},
 		{"research-synthesis.js", []string{"--args", `{"topic":"vector databases"}`}}, // no meta at all
 	}

@@ -187,7 +187,9 @@ func TestWorkflow_CancellingTheCallCancelsTheRunAndListShowsItCancelled(t *testi
 	if !res.IsError || !strings.Contains(res.Text, `workflow "slow" was cancelled: CANCELLED`) {
 		t.Fatalf("%s", res.Text)
 	}
-	if out := output(t, res); out.StopReason != engine.StopCancelled || out.Agents.Cancelled != 2 {
+	// The cancel may interrupt the script between the two agent() calls:
+	// every accepted call is counted as cancelled.
+	if out := output(t, res); out.StopReason != engine.StopCancelled || out.AgentsSpawned == 0 || out.Agents.Cancelled != out.AgentsSpawned {
 		t.Fatalf("%+v", out)
 	}
 	list := call(t, s, tool.WorkflowList, map[string]any{})
