@@ -20,8 +20,13 @@
 // should return promptly (the run waits only a short grace for them, then
 // drops the late result). A Provider is used by many goroutines at once.
 //
-// This package imports only the standard library; providers live in
-// sub-packages (agentapi/fake, and later openai and command) and bring their
-// own client libraries. Sub-package agentapi/schema validates structured
-// output with a real JSON Schema validator.
+// This package imports only the standard library. The providers live in
+// sub-packages and bring their own client libraries: agentapi/fake (offline),
+// agentapi/openai (OpenAI-compatible endpoints), agentapi/command (external
+// agent CLIs). Beside them: agentapi/schema validates structured output with
+// a real JSON Schema validator; agentapi/mcptools is a Toolbox over MCP
+// servers; agentapi/persona reads persona files, agentapi/modelmap maps model
+// aliases; agentapi/workspace confines what children touch, and
+// agentapi/tools is their built-in tool set. None of them imports runtime,
+// engine, sandbox, meta or cmd (internal/layers tests it).
 package agentapi

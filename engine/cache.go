@@ -58,11 +58,11 @@ func compile(name, src string) *compiled {
 	if err != nil {
 		return &compiled{err: err}
 	}
-	lit, pos := s.MetaLiteral()
+	lit := s.MetaLiteral()
 	if lit == nil {
 		return &compiled{script: s}
 	}
-	raw, err := meta.FromLiteral(lit, pos)
+	raw, err := meta.FromLiteral(lit, s)
 	if err != nil {
 		return &compiled{err: err}
 	}

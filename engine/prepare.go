@@ -186,7 +186,7 @@ func checkLiteralOption(s *sandbox.Script, p agentapi.Provider, k sandbox.AgentK
 		if !ok {
 			return "", nil
 		}
-		raw, err := meta.FromLiteral(lit, s.Position)
+		raw, err := meta.FromLiteral(lit, s)
 		if err != nil {
 			return "", nil // not a pure literal (a variable inside, say): the call checks it
 		}

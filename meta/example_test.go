@@ -11,18 +11,30 @@ import (
 	"github.com/wfrun/wfrun/meta"
 )
 
+// source is a meta.Source over a parsed program (package sandbox's Script
+// is the one wfrun uses).
+type source struct {
+	prog *ast.Program
+	text string
+}
+
+func (s source) Position(idx file.Idx) (int, int) {
+	p := s.prog.File.Position(int(idx) - s.prog.File.Base())
+	return p.Line, p.Column
+}
+
+func (s source) Text(from, to file.Idx) string {
+	return s.text[int(from)-s.prog.File.Base() : int(to)-s.prog.File.Base()]
+}
+
 // metaLiteral parses src and returns the initializer of its first
-// declaration, with positions in src.
-func metaLiteral(src string) (ast.Expression, meta.PosFunc) {
-	prog, err := parser.ParseFile(nil, "script.js", src, 0, parser.WithDisableSourceMaps)
+// declaration, with its source.
+func metaLiteral(text string) (ast.Expression, meta.Source) {
+	prog, err := parser.ParseFile(nil, "script.js", text, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		panic(err)
 	}
-	pos := func(idx file.Idx) (int, int) {
-		p := prog.File.Position(int(idx) - prog.File.Base())
-		return p.Line, p.Column
-	}
-	return prog.Body[0].(*ast.LexicalDeclaration).List[0].Initializer, pos
+	return prog.Body[0].(*ast.LexicalDeclaration).List[0].Initializer, source{prog: prog, text: text}
 }
 
 func ExampleFromLiteral() {

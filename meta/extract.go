@@ -27,16 +27,16 @@ import (
 // getter, setter or method, a computed or shorthand key, a function, an
 // operator — is a violation, and so is a key written twice. FromLiteral
 // reports every violation in one *wferr.Error with code META_INVALID whose
-// Line and Column are those of the first; pos may be nil, and then the error
-// has no position.
+// Line and Column are those of the first, in the user's file as src maps
+// them; the messages quote the source they point at.
 //
 // The result is only well-formed JSON; whether it is valid meta is Parse's
 // to decide.
-func FromLiteral(expr ast.Expression, pos PosFunc) (json.RawMessage, error) {
-	x := extractor{}
+func FromLiteral(expr ast.Expression, src Source) (json.RawMessage, error) {
+	x := extractor{src: src}
 	x.value(expr, "meta")
 	if len(x.violations) > 0 {
-		return nil, x.err(pos)
+		return nil, x.err()
 	}
 	out := x.buf.Bytes()
 	if !json.Valid(out) {
@@ -54,6 +54,7 @@ type violation struct {
 // extractor walks the literal once, writing JSON to buf and collecting
 // violations; once there is a violation buf is only written, never used.
 type extractor struct {
+	src        Source
 	buf        bytes.Buffer
 	violations []violation
 }
@@ -63,17 +64,17 @@ func (x *extractor) fail(idx file.Idx, format string, args ...any) {
 }
 
 // err renders every violation, first in the source first, into one error.
-func (x *extractor) err(pos PosFunc) *wferr.Error {
+func (x *extractor) err() *wferr.Error {
 	vs := x.violations
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].idx < vs[j].idx })
 	items := make([]string, len(vs))
 	var line, col int
 	for i, v := range vs {
 		items[i] = v.msg
-		if pos == nil || v.idx == 0 { // 0: no node to point at
+		if x.src == nil || v.idx == 0 { // 0: no node to point at
 			continue
 		}
-		l, c := pos(v.idx)
+		l, c := x.src.Position(v.idx)
 		if i == 0 {
 			line, col = l, c
 		}
@@ -151,12 +152,12 @@ func (x *extractor) property(p ast.Property, path string) (*ast.PropertyKeyed, s
 	switch p := p.(type) {
 	case *ast.PropertyKeyed:
 		if p.Computed {
-			x.fail(p.Idx0(), "%s has a computed key `[%s]`; write the key as a plain name or a quoted string, e.g. name: …", path, excerpt(p.Key))
+			x.fail(p.Idx0(), "%s has a computed key `[%s]`; write the key as a plain name or a quoted string, e.g. name: …", path, x.excerpt(p.Key))
 			return nil, "", false
 		}
 		key, ok := keyString(p.Key)
 		if !ok {
-			x.fail(p.Idx0(), "%s has a key `%s` that is not a plain name, string or number; write a plain name or a quoted string", path, excerpt(p.Key))
+			x.fail(p.Idx0(), "%s has a key `%s` that is not a plain name, string or number; write a plain name or a quoted string", path, x.excerpt(p.Key))
 			return nil, "", false
 		}
 		switch p.Kind {
@@ -179,7 +180,7 @@ func (x *extractor) property(p ast.Property, path string) (*ast.PropertyKeyed, s
 		name := p.Name.Name.String()
 		x.fail(p.Idx0(), "%s has the shorthand property `%s`, which reads the variable %s; write %s: 'the value' instead", path, name, name, name)
 	case *ast.SpreadElement:
-		x.fail(spreadIdx(p), "%s has a spread `...%s`, which copies fields while the script runs; write each field out instead", path, excerpt(p.Expression))
+		x.fail(spreadIdx(p), "%s has a spread `...%s`, which copies fields while the script runs; write each field out instead", path, x.excerpt(p.Expression))
 	default:
 		x.fail(p.Idx0(), "%s has an entry that is not `key: value`; write each field as key: value", path)
 	}
@@ -202,7 +203,7 @@ func (x *extractor) array(n *ast.ArrayLiteral, path string) {
 			x.fail(idx, "%s is an empty slot (two commas in a row); write null there or remove the extra comma", at)
 			x.buf.WriteString("null")
 		case *ast.SpreadElement:
-			x.fail(spreadIdx(el), "%s is a spread `...%s`, which copies items while the script runs; write each item out instead", at, excerpt(el.Expression))
+			x.fail(spreadIdx(el), "%s is a spread `...%s`, which copies items while the script runs; write each item out instead", at, x.excerpt(el.Expression))
 			x.buf.WriteString("null")
 		default:
 			x.value(el, at)
@@ -213,11 +214,11 @@ func (x *extractor) array(n *ast.ArrayLiteral, path string) {
 
 func (x *extractor) template(n *ast.TemplateLiteral, path string) {
 	if n.Tag != nil {
-		x.fail(n.Tag.Idx0(), "%s is a tagged template `%s`…``, which calls a function; write the final text in quotes, e.g. 'the text'", path, excerpt(n.Tag))
+		x.fail(n.Tag.Idx0(), "%s is a tagged template `%s`…``, which calls a function; write the final text in quotes, e.g. 'the text'", path, x.excerpt(n.Tag))
 		return
 	}
 	if len(n.Expressions) > 0 {
-		x.fail(n.Idx0(), "%s is a template with `${%s}`, which is filled in while the script runs; write the final text in plain quotes, e.g. 'the text'", path, excerpt(n.Expressions[0]))
+		x.fail(n.Idx0(), "%s is a template with `${%s}`, which is filled in while the script runs; write the final text in plain quotes, e.g. 'the text'", path, x.excerpt(n.Expressions[0]))
 		return
 	}
 	var s strings.Builder
@@ -259,12 +260,12 @@ func (x *extractor) number(n *ast.NumberLiteral, literal string, negate bool, pa
 // notLiteral records a violation for an expression that is not a literal,
 // naming what it is and what to write instead.
 func (x *extractor) notLiteral(e ast.Expression, path string) {
-	what, fix := describe(e)
+	what, fix := x.describe(e)
 	x.fail(e.Idx0(), "%s is %s; %s", path, what, fix)
 }
 
 // describe names the kind of a non-literal expression and the fix for it.
-func describe(e ast.Expression) (what, fix string) {
+func (x *extractor) describe(e ast.Expression) (what, fix string) {
 	const asLiteral = "write the value itself as a literal (a string, number, boolean, null, array or object)"
 	switch n := e.(type) {
 	case *ast.Identifier:
@@ -277,30 +278,30 @@ func describe(e ast.Expression) (what, fix string) {
 			return "a reference to the variable `" + name + "`", "variables have no value yet when meta is read, so " + asLiteral
 		}
 	case *ast.CallExpression:
-		return "a function call `" + excerpt(n) + "`", "write the value it would return as a literal, e.g. 'the final text'"
+		return "a function call `" + x.excerpt(n) + "`", "write the value it would return as a literal, e.g. 'the final text'"
 	case *ast.NewExpression:
-		return "a `new` expression `" + excerpt(n) + "`", asLiteral
+		return "a `new` expression `" + x.excerpt(n) + "`", asLiteral
 	case *ast.DotExpression, *ast.BracketExpression, *ast.PrivateDotExpression:
-		return "a property read `" + excerpt(e) + "`", asLiteral
+		return "a property read `" + x.excerpt(e) + "`", asLiteral
 	case *ast.OptionalChain:
-		return describe(n.Expression)
+		return x.describe(n.Expression)
 	case *ast.Optional:
-		return describe(n.Expression)
+		return x.describe(n.Expression)
 	case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral, *ast.ClassLiteral:
-		return "a function `" + excerpt(e) + "`, which meta cannot hold", "meta holds only data: remove it, or write the value it would produce as a literal"
+		return "a function `" + x.excerpt(e) + "`, which meta cannot hold", "meta holds only data: remove it, or write the value it would produce as a literal"
 	case *ast.RegExpLiteral:
-		return "a regular expression `" + excerpt(n) + "`", "write the pattern as a string, e.g. " + string(quote(n.Pattern))
+		return "a regular expression `" + x.excerpt(n) + "`", "write the pattern as a string, e.g. " + string(quote(n.Pattern))
 	case *ast.BinaryExpression:
 		return "an expression with the operator `" + n.Operator.String() + "`", "write its result as one literal, e.g. one string in quotes instead of joined pieces"
 	case *ast.ConditionalExpression:
-		return "a conditional `" + excerpt(n) + "`", "write the chosen value as a literal"
+		return "a conditional `" + x.excerpt(n) + "`", "write the chosen value as a literal"
 	case *ast.UnaryExpression:
 		if n.Operator == token.MINUS {
-			return "`" + excerpt(n) + "`", "a minus is allowed only directly before a number, e.g. -1"
+			return "`" + x.excerpt(n) + "`", "a minus is allowed only directly before a number, e.g. -1"
 		}
 		return "an expression with the operator `" + n.Operator.String() + "`", "write its result as a literal"
 	case *ast.AssignExpression:
-		return "an assignment `" + excerpt(n) + "`", asLiteral
+		return "an assignment `" + x.excerpt(n) + "`", asLiteral
 	case *ast.SequenceExpression:
 		return "a comma expression", "write a single literal value"
 	case *ast.AwaitExpression:
@@ -312,7 +313,7 @@ func describe(e ast.Expression) (what, fix string) {
 	case *ast.SuperExpression:
 		return "`super`", asLiteral
 	case *ast.MetaProperty:
-		return "`" + excerpt(n) + "`", asLiteral
+		return "`" + x.excerpt(n) + "`", asLiteral
 	case *ast.TemplateLiteral:
 		return "a template with substitutions", "write the final text in plain quotes"
 	default:
@@ -425,4 +426,21 @@ func isIdentifierName(s string) bool {
 		}
 	}
 	return true
+}
+
+// maxExcerpt bounds an excerpt in a message; longer ones end in "…".
+const maxExcerpt = 60
+
+// excerpt quotes the source of n for an error message: the user's text,
+// with runs of white space (line breaks included) as one space, cut to
+// maxExcerpt characters.
+func (x *extractor) excerpt(n ast.Node) string {
+	if x.src == nil || n == nil {
+		return "…"
+	}
+	s := strings.Join(strings.Fields(x.src.Text(n.Idx0(), n.Idx1())), " ")
+	if r := []rune(s); len(r) > maxExcerpt {
+		s = string(r[:maxExcerpt-1]) + "…"
+	}
+	return s
 }

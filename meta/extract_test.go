@@ -195,12 +195,12 @@ func TestFromLiteral_RejectsTheSharedBadScript(t *testing.T) {
 	}
 }
 
-func TestFromLiteral_WithoutPosFuncHasNoPosition(t *testing.T) {
+func TestFromLiteral_WithoutASourceHasNoPosition(t *testing.T) {
 	expr, _ := mustParseMeta(t, "const meta = { name: x }")
 	_, err := FromLiteral(expr, nil)
 	e := metaError(t, err)
 	if e.Line != 0 || e.Column != 0 || strings.Contains(e.Message, "line ") {
-		t.Errorf("got a position without a PosFunc: %v", e)
+		t.Errorf("got a position without a Source: %v", e)
 	}
 }
 

@@ -27,22 +27,36 @@ var exportRE = regexp.MustCompile(`(?m)^export(\s+const\s+meta\b)`)
 // await work.
 const wrapPrefix = "(async function () {"
 
+// wrappedSource is a Source over a script wrapped as parseMeta wraps it.
+type wrappedSource struct {
+	prog *ast.Program
+	src  string // as wrapped
+}
+
+func (w wrappedSource) Position(idx file.Idx) (int, int) {
+	p := w.prog.File.Position(int(idx) - w.prog.File.Base())
+	if p.Line == 1 {
+		p.Column -= len(wrapPrefix)
+	}
+	return p.Line, p.Column
+}
+
+func (w wrappedSource) Text(from, to file.Idx) string {
+	base := w.prog.File.Base()
+	return w.src[int(from)-base : int(to)-base]
+}
+
 // parseMeta parses src as a script, the way package sandbox does, and
-// returns the initializer of its first `const meta = …` and a PosFunc that
+// returns the initializer of its first `const meta = …` and a Source that
 // maps back to src. ok is false when src is not parseable JavaScript.
-func parseMeta(src string) (ast.Expression, PosFunc, bool) {
+func parseMeta(src string) (ast.Expression, Source, bool) {
 	src = exportRE.ReplaceAllString(src, "      $1")
-	prog, err := parser.ParseFile(nil, "x.js", wrapPrefix+src+"\n})", 0, parser.WithDisableSourceMaps)
+	wrapped := wrapPrefix + src + "\n})"
+	prog, err := parser.ParseFile(nil, "x.js", wrapped, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		return nil, nil, false
 	}
-	pos := func(idx file.Idx) (int, int) {
-		p := prog.File.Position(int(idx) - prog.File.Base())
-		if p.Line == 1 {
-			p.Column -= len(wrapPrefix)
-		}
-		return p.Line, p.Column
-	}
+	pos := wrappedSource{prog: prog, src: wrapped}
 	if len(prog.Body) != 1 {
 		return nil, nil, false
 	}
@@ -67,7 +81,7 @@ func parseMeta(src string) (ast.Expression, PosFunc, bool) {
 }
 
 // mustParseMeta is parseMeta for sources a test knows to be valid.
-func mustParseMeta(t *testing.T, src string) (ast.Expression, PosFunc) {
+func mustParseMeta(t *testing.T, src string) (ast.Expression, Source) {
 	t.Helper()
 	expr, pos, ok := parseMeta(src)
 	if !ok {

@@ -23,7 +23,12 @@ type WorkflowMeta struct {
 	Phases      []Phase `json:"phases,omitempty" jsonschema_description:"The stages of the workflow, in order."`
 }
 
-// PosFunc maps a goja file.Idx in the parsed program to a 1-based line and
-// column in the user's file. Package sandbox supplies it, since only it knows
-// how its wrapper shifted the source.
-type PosFunc func(idx file.Idx) (line, col int)
+// Source is the script a literal was parsed from. Package sandbox's Script
+// is one, since only it knows how its wrapper shifted the source: Position
+// maps a goja file.Idx of the parsed program to the user's 1-based line and
+// column, and Text returns the user's source between two of them, which
+// messages quote.
+type Source interface {
+	Position(idx file.Idx) (line, col int)
+	Text(from, to file.Idx) string
+}

@@ -96,17 +96,27 @@ func Parse(name, src string) (*Script, error) {
 }
 
 // MetaLiteral returns the initializer expression of a leading
-// `export const meta = …` and a function that maps a file.Idx of that tree
-// to the user's 1-based line and column. The expression is nil when the
-// script has no such statement. The tree belongs to the Script: read it,
-// never change it.
-func (s *Script) MetaLiteral() (ast.Expression, func(file.Idx) (line, col int)) {
-	return s.meta, s.posOfIdx
+// `export const meta = …`, or nil when the script has no such statement.
+// Position and Text map the tree's positions to the user's file. The tree
+// belongs to the Script: read it, never change it.
+func (s *Script) MetaLiteral() ast.Expression {
+	return s.meta
 }
 
 // Position maps a position in the Script's syntax trees (MetaLiteral,
 // AgentCalls) to the user's 1-based line and column.
 func (s *Script) Position(idx file.Idx) (line, col int) { return s.posOfIdx(idx) }
+
+// Text returns the user's source between two positions of the Script's
+// syntax trees (from inclusive, to exclusive), clamped to the source.
+func (s *Script) Text(from, to file.Idx) string {
+	a, b := int(from)-1-s.prefixLen, int(to)-1-s.prefixLen
+	a, b = max(a, 0), min(b, len(s.Source))
+	if a >= b {
+		return ""
+	}
+	return s.Source[a:b]
+}
 
 // posOfIdx maps a file.Idx of the wrapped source (1-based offset) to the
 // user's line and column.

@@ -202,7 +202,7 @@ func TestParse_MetaIsFoundAfterAnyPrelude(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", prelude, err)
 		}
-		lit, pos := s.MetaLiteral()
+		lit, pos := s.MetaLiteral(), s.Position
 		if lit == nil {
 			t.Fatalf("%q: the leading export const meta was not found", prelude)
 		}
@@ -242,7 +242,7 @@ func TestMetaLiteral_ReturnsInitializerWithUserPositions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expr, pos := s.MetaLiteral()
+	expr, pos := s.MetaLiteral(), s.Position
 	obj, ok := expr.(*ast.ObjectLiteral)
 	if !ok {
 		t.Fatalf("meta is %T", expr)
@@ -257,7 +257,7 @@ func TestMetaLiteral_ReturnsInitializerWithUserPositions(t *testing.T) {
 		t.Errorf("meta is not an ordinary constant: %s %v", out, err)
 	}
 	s, _ = Parse("script.js", "return 1")
-	if expr, _ := s.MetaLiteral(); expr != nil {
+	if expr := s.MetaLiteral(); expr != nil {
 		t.Errorf("no meta: got %T", expr)
 	}
 }
@@ -267,7 +267,7 @@ func TestMetaLiteral_LineOneColumnsAreShifted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expr, pos := s.MetaLiteral()
+	expr, pos := s.MetaLiteral(), s.Position
 	if l, c := pos(expr.Idx0()); l != 1 || c != 21 {
 		t.Errorf("got %d:%d, want 1:21", l, c)
 	}
@@ -286,5 +286,22 @@ func TestParse_RegexpAtLineEndIsAccepted(t *testing.T) {
 	}
 	if _, err := Parse("script.js", "return /[/\nconst x = 1"); err == nil {
 		t.Error("an unterminated class was accepted")
+	}
+}
+
+func TestScript_TextIsTheUsersSourceOfANode(t *testing.T) {
+	for _, src := range []string{
+		"export const meta = { name: 'n',\n  description: 'd' }\nreturn 1",
+		"\uFEFF#!/usr/bin/env wfrun\nexport const meta = {name:'n', description:'d'}",
+	} {
+		s, err := Parse("script.js", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lit := s.MetaLiteral()
+		want := src[strings.Index(src, "{") : strings.LastIndex(src, "}")+1]
+		if got := s.Text(lit.Idx0(), lit.Idx1()); got != want {
+			t.Errorf("Text = %q, want %q", got, want)
+		}
 	}
 }

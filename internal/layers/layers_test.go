@@ -1,0 +1,144 @@
+package layers
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/wfrun/wfrun/"
+
+// rules says, for each package (a path relative to the module; a trailing
+// "/..." covers the sub-packages too), which of wfrun's own packages it may
+// depend on, directly or not. A package not covered by any rule may depend
+// on nothing of wfrun's but internal/wferr. Test files are not covered:
+// tests may reach across (runtime's tests use internal/eventcheck, which
+// imports runtime).
+var rules = []struct {
+	pkg     string
+	mayUse  []string // prefixes, relative to the module
+	comment string
+}{
+	{"internal/wferr", nil, "the error vocabulary, below everything"},
+	{"meta", []string{"internal/wferr"}, "meta executes nothing and knows no sandbox"},
+	{"sandbox", []string{"internal/wferr"}, "the sandbox knows no agents, meta or runs"},
+	{"agentapi/...", []string{"agentapi", "internal/wferr"}, "the provider contract and the providers import none of the others"},
+	{"runtime", []string{"sandbox", "agentapi", "meta", "internal/wferr"}, "a run knows no engine, files or CLI"},
+	{"engine", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the Go API sits on the runtime, never on its tools"},
+	{"engine/tool", []string{"engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the tools sit on the engine"},
+	{"engine/mcpserver", []string{"engine/tool", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the MCP server sits on the tools"},
+	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
+	{"internal/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
+	{"internal/enginetest", []string{"engine", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
+}
+
+// deps returns every package of the module and the module's packages each
+// depends on, from go list -deps.
+func deps(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, module+"...").Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("go list: %v\n%s", err, stderr)
+	}
+	graph := map[string][]string{}
+	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		fields := strings.Fields(string(line))
+		pkg := strings.TrimPrefix(fields[0], module)
+		var own []string
+		for _, d := range fields[1:] {
+			if rel, ok := strings.CutPrefix(d, module); ok {
+				own = append(own, rel)
+			}
+		}
+		graph[pkg] = own
+	}
+	return graph
+}
+
+func covers(pattern, pkg string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return pkg == base || strings.HasPrefix(pkg, base+"/")
+	}
+	return pkg == pattern
+}
+
+// allowed reports whether dep is one of the packages a rule lists. "engine"
+// means the engine package alone: its sub-packages (tool, mcpserver) sit on
+// top of it and are listed by name; any other prefix covers its
+// sub-packages.
+func allowed(prefixes []string, dep string) bool {
+	for _, p := range prefixes {
+		if dep == p || (p != "engine" && strings.HasPrefix(dep, p+"/")) {
+			return true
+		}
+	}
+	return dep == "internal/wferr"
+}
+
+// violations checks a dependency graph (package → the module's packages
+// it depends on, relative paths) against the rules.
+func violations(graph map[string][]string) []string {
+	var out []string
+	for pkg, ds := range graph {
+		var rule *struct {
+			pkg     string
+			mayUse  []string
+			comment string
+		}
+		for i := range rules {
+			if covers(rules[i].pkg, pkg) {
+				rule = &rules[i] // the last matching rule wins: specific after general
+			}
+		}
+		for _, d := range ds {
+			switch {
+			case strings.HasPrefix(d, "internal/") && strings.HasPrefix(pkg, "internal/"):
+				continue // test support may use test support
+			case strings.HasPrefix(d, pkg+"/internal/"):
+				continue // a package's own internal helpers
+			case rule == nil:
+				if d != "internal/wferr" && !strings.HasPrefix(pkg, "internal/") && !strings.HasPrefix(pkg, "scripts/") {
+					out = append(out, pkg+" depends on "+d+", and no layering rule covers it: add one")
+				}
+			case !allowed(rule.mayUse, d):
+				out = append(out, pkg+" depends on "+d+": "+rule.comment+" (it may use "+strings.Join(rule.mayUse, ", ")+")")
+			}
+		}
+	}
+	return out
+}
+
+func TestImportArrowsPointOneWay(t *testing.T) {
+	graph := deps(t)
+	if len(graph) < 10 {
+		t.Fatalf("go list found %d packages", len(graph))
+	}
+	for _, v := range violations(graph) {
+		t.Error(v)
+	}
+}
+
+func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
+	for _, c := range []struct{ pkg, dep string }{
+		{"sandbox", "runtime"}, {"agentapi/openai", "engine"}, {"agentapi", "meta"}, {"runtime", "engine"},
+		{"meta", "sandbox"}, {"engine", "engine/tool"}, {"engine/tool", "engine/mcpserver"}, {"sandbox", "agentapi/schema"},
+		{"newpkg", "runtime"},
+	} {
+		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 1 {
+			t.Errorf("%s depending on %s: %d violations, want 1", c.pkg, c.dep, len(v))
+		}
+	}
+	for _, c := range []struct{ pkg, dep string }{
+		{"runtime", "sandbox"}, {"engine/mcpserver", "engine/tool"}, {"agentapi/openai", "agentapi/persona"},
+		{"agentapi/command", "agentapi/internal/proc"}, {"cmd/wfrun", "engine/mcpserver"},
+	} {
+		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 0 {
+			t.Errorf("%s depending on %s refused: %v", c.pkg, c.dep, v)
+		}
+	}
+}
