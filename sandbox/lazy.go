@@ -35,13 +35,22 @@ import "github.com/dop251/goja"
 //     make a regexp (regexp.go).
 var (
 	lazyNames  = []string{"structuredClone", "URL", "URLSearchParams"}
-	gatedNames = []string{"Date", "Math", "eval", "RegExp", "Object", "Map", "Promise", "Array", "JSON", "Proxy"}
-	gated      = map[string]bool{
-		"Date": true, "Math": true, "eval": true,
-		"RegExp": true, "Object": true, "Map": true, "Promise": true, "Array": true, "JSON": true, "Proxy": true,
-		"isWellFormed": true, "toWellFormed": true,
-		"globalThis": true,
-	}
+	gatedNames = []string{"Date", "Math", "eval", "RegExp", "Object", "Map", "Promise", "Array", "JSON", "Proxy",
+		"ArrayBuffer", "SharedArrayBuffer", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
+		"Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array", "Float16Array"}
+	gated = func() map[string]bool {
+		m := map[string]bool{"isWellFormed": true, "toWellFormed": true, "globalThis": true}
+		for _, n := range gatedNames {
+			m[n] = true
+		}
+		for _, n := range stringReachNames {
+			m[n] = true
+		}
+		for _, n := range arrayReachNames {
+			m[n] = true
+		}
+		return m
+	}()
 )
 
 // lazyGlobals is the object between the global object and Object.prototype

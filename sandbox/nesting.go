@@ -295,6 +295,13 @@ func (r *Runtime) guardArrays(proto *goja.Object) {
 		orig, _ := goja.AssertFunction(proto.Get(name))
 		length := int(proto.Get(name).(*goja.Object).Get("length").ToInteger())
 		r.defineMethod(proto, name, length, func(call goja.FunctionCall) goja.Value {
+			// Sized by this.length (memory.go): goja walks every index of
+			// a sparse array, and writes a separator between each two.
+			n := r.lengthOf(call.This)
+			r.checkSlots("Array.prototype."+name, n)
+			if sep := call.Argument(0); name == "join" && n > 1 && !goja.IsUndefined(sep) {
+				r.checkChars("Array.prototype.join", (n-1)*float64(len(sep.String())))
+			}
 			if r.joinDepth >= MaxNesting {
 				panic(r.newError("RangeError", "Array.prototype.%s: the array nests deeper than %d levels; flatten it before turning it into a string", name, MaxNesting))
 			}
@@ -309,6 +316,7 @@ func (r *Runtime) guardArrays(proto *goja.Object) {
 	}
 	flat, _ := goja.AssertFunction(proto.Get("flat"))
 	r.defineMethod(proto, "flat", 0, func(call goja.FunctionCall) goja.Value {
+		r.checkSlots("Array.prototype.flat", r.lengthOf(call.This))
 		return r.flat(flat, call)
 	})
 }

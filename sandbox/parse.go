@@ -46,6 +46,8 @@ type Script struct {
 	agentCalls    []AgentCall     // agent() calls with literal options (see AgentCalls)
 	agentShadowed bool            // the script binds the name agent itself
 	refs          map[string]bool // gated globals and regexpRefs the script names
+	stringReach   bool            // the script can reach String.prototype's sized methods (memory.go)
+	arrayReach    bool            // the script can hand an array method a huge length (memory.go)
 	regexps       bool            // the script can make a regexp (see regexp.go)
 }
 

@@ -57,11 +57,12 @@ func (r *Runtime) install(name string, orig goja.Value) goja.Value {
 		}
 		r.installer, _ = goja.AssertFunction(v)
 		r.rewriteFn = vm.ToValue(r.rewriteRegExpSource)
+		r.allocFn = vm.ToValue(r.allocCheck)
 	}
 	if orig == nil {
 		orig = goja.Undefined()
 	}
-	v, err := r.installer(goja.Undefined(), vm.ToValue(name), orig, r.rewriteFn)
+	v, err := r.installer(goja.Undefined(), vm.ToValue(name), orig, r.rewriteFn, r.allocFn)
 	if err != nil {
 		panic(err) // surfaces as a throw in the script that read the global
 	}

@@ -1,10 +1,13 @@
 // The sandbox's installers (see lazy.go for when each runs). The program
-// evaluates to install(name, orig, rewrite): orig is goja's original value of
-// the global, rewrite the Go function that rewrites \p{…} escapes (it
-// returns the new pattern, or {error} with a sentence). install returns the
+// evaluates to install(name, orig, rewrite, alloc): orig is goja's original
+// value of the global, rewrite the Go function that rewrites \p{…} escapes (it
+// returns the new pattern, or {error} with a sentence), alloc the Go function
+// that size-checks an allocation before it happens (alloc(what, count,
+// bytesPer); it ends the run when count is over the budget, see memory.go).
+// install returns the
 // value the global should have. Everything defined here is non-enumerable,
 // like a builtin. Nothing here may read a lazy global by name.
-(function install(name, orig, rewrite) {
+(function install(name, orig, rewrite, alloc) {
   'use strict';
   const defineProperty = Object.defineProperty; // not Reflect: goja builds all of Reflect on first use
   const def = (o, k, v) => defineProperty(o, k, { value: v, writable: true, enumerable: false, configurable: true });
@@ -117,7 +120,82 @@
       });
       return orig;
 
-    case 'Array':
+    case 'ArrayBuffer': case 'SharedArrayBuffer':
+    case 'Int8Array': case 'Uint8Array': case 'Uint8ClampedArray': case 'Int16Array': case 'Uint16Array':
+    case 'Int32Array': case 'Uint32Array': case 'Float32Array': case 'Float64Array':
+    case 'BigInt64Array': case 'BigUint64Array': case 'Float16Array': {
+      // Sized by argument: check the bytes before goja allocates them. A
+      // typed array made from a buffer or a typed array allocates nothing
+      // new; from an array-like it allocates length elements.
+      if (typeof orig !== 'function') return orig; // not in this goja
+      const Orig = orig;
+      const per = Orig.BYTES_PER_ELEMENT || 1;
+      const isBuffer = name.endsWith('Buffer');
+      const bytesOf = (a) => {
+        if (isBuffer) return [a === undefined ? 0 : Number(a)];
+        if (a === null || typeof a !== 'object') return [a === undefined ? 0 : Number(a)];
+        if (a instanceof ArrayBuffer || ArrayBuffer.isView(a)) return null;
+        return [Number(a.length) || 0];
+      };
+      const Guarded = function (a, b, c) { // a function, not a method: it must be a constructor
+        if (new.target === undefined) return Orig(); // throws: a constructor needs new
+        const n = bytesOf(a);
+        if (n !== null) {
+          alloc('new ' + name + '(…)', n[0], per);
+          if (isBuffer && b !== null && typeof b === 'object' && b.maxByteLength !== undefined) {
+            alloc('new ' + name + '(…, {maxByteLength})', Number(b.maxByteLength), 1);
+          }
+        }
+        return Reflect.construct(Orig, arguments, new.target);
+      };
+      defineProperty(Guarded, 'name', { value: name });
+      defineProperty(Guarded, 'length', { value: Orig.length });
+      defineProperty(Guarded, 'prototype', { value: Orig.prototype, writable: false });
+      def(Orig.prototype, 'constructor', Guarded);
+      Object.setPrototypeOf(Guarded, Object.getPrototypeOf(Orig));
+      if (!isBuffer) defineProperty(Guarded, 'BYTES_PER_ELEMENT', { value: per });
+      if (isBuffer && Orig.isView) def(Guarded, 'isView', Orig.isView);
+      for (const k of ['from', 'of']) {
+        const f = Orig[k];
+        if (typeof f !== 'function') continue;
+        def(Guarded, k, {
+          [k](items) {
+            if (k === 'from' && items != null && typeof items === 'object' && !(Symbol.iterator in items)) {
+              alloc(name + '.from', Number(items.length) || 0, per);
+            } else if (k === 'from' && Array.isArray(items)) {
+              alloc(name + '.from', items.length, per);
+            }
+            return f.apply(this === Guarded ? Orig : this, arguments);
+          },
+        }[k]);
+      }
+      return Guarded;
+    }
+
+    case 'Array': {
+      // new Array(n) and Array(n) make a sparse array of length n, which the
+      // builtins that walk arrays turn into n slots: refuse an n above the
+      // budget here, where the script made it.
+      const OrigArray = orig;
+      const Array = function Array(n) {
+        if (arguments.length === 1 && typeof n === 'number') alloc('new Array(' + n + ')', n, 0);
+        return Reflect.construct(OrigArray, arguments, new.target === undefined ? Array : new.target);
+      };
+      defineProperty(Array, 'prototype', { value: OrigArray.prototype, writable: false });
+      def(OrigArray.prototype, 'constructor', Array);
+      for (const k of ['isArray', 'of']) def(Array, k, OrigArray[k]);
+      // Arrays' species stays goja's own constructor (its native fast path);
+      // a subclass's is the subclass.
+      defineProperty(Array, Symbol.species, { get: function () { return this === Array ? OrigArray : this; }, configurable: true });
+      const from = OrigArray.from;
+      def(Array, 'from', function from_(items, mapFn, thisArg) {
+        if (items != null && (typeof items === 'object' || typeof items === 'function')) {
+          if (OrigArray.isArray(items) || !(Symbol.iterator in items)) alloc('Array.from', Number(items.length) || 0, 0);
+        }
+        return from.apply(this === Array ? OrigArray : this, arguments);
+      });
+      defineProperty(Array.from, 'name', { value: 'from' });
+      orig = Array;
       def(orig, 'fromAsync', async function fromAsync(items, mapFn, thisArg) {
         if (items == null) throw new TypeError('Array.fromAsync: items is null or undefined');
         if (mapFn !== undefined && typeof mapFn !== 'function') throw new TypeError('Array.fromAsync: mapFn is not a function');
@@ -144,6 +222,7 @@
         return out;
       });
       return orig;
+    }
 
     case 'structuredClone': {
       const cloneError = (what) => {

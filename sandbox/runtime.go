@@ -18,6 +18,10 @@ type Options struct {
 	// MaxCallStackSize bounds the JavaScript call depth; deeper calls end the
 	// run with RESOURCE_LIMIT. 0 means DefaultMaxCallStackSize.
 	MaxCallStackSize int
+	// MaxMemory is the run's memory budget in bytes: the builtins that
+	// allocate by argument refuse more (memory.go), with RESOURCE_LIMIT.
+	// 0 means DefaultMaxMemory.
+	MaxMemory int64
 	// RegexpTimeout bounds the time one regexp call (test, exec, match,
 	// replace, split, …) may take; a slower call ends the run with
 	// RESOURCE_LIMIT, which the script cannot catch. 0 means
@@ -45,6 +49,7 @@ type Runtime struct {
 	lazy                     lazyGlobals
 	installer                goja.Callable // prelude.js, run on the first lazy install
 	rewriteFn                goja.Value    // rewriteRegExpSource, for the RegExp installer
+	allocFn                  goja.Value    // allocCheck, for the installers of sized constructors (memory.go)
 	noFunction               *goja.Object  // the disabled Function constructor
 	generatorsPatched        bool
 	wellFormed               bool            // String.prototype.isWellFormed and toWellFormed are defined
@@ -55,6 +60,10 @@ type Runtime struct {
 	regexpsTimed, execTimed bool          // the regexp methods are timed
 	matchAllNext            goja.Callable // the next of matchAll's iterators
 	regexpErr               *wferr.Error  // a regexp call ran over: the VM is being interrupted
+
+	mem            memoryLimits // see memory.go
+	stringsGuarded bool         // String.prototype's sized methods are checked
+	arraysGuarded  bool         // Array.prototype's length-bound methods are checked
 
 	// See nesting.go.
 	jsonContexts []*jsonContext // the bounded JSON.stringify calls under way, innermost last
@@ -82,7 +91,8 @@ func New(opts Options) *Runtime {
 		n = DefaultMaxCallStackSize
 	}
 	vm.SetMaxCallStackSize(n)
-	r := &Runtime{VM: vm, scripts: make(map[string]bool, 1), maxStack: n, regexpTimeout: regexpTimeout(opts)}
+	r := &Runtime{VM: vm, scripts: make(map[string]bool, 1), maxStack: n, regexpTimeout: regexpTimeout(opts),
+		mem: newMemoryLimits(opts.MaxMemory)}
 	g := vm.GlobalObject()
 
 	// Now, not in Load: code run straight on VM (the host's, or a test's)
@@ -210,6 +220,12 @@ func (r *Runtime) Load(s *Script) (goja.Callable, error) {
 		r.disableGeneratorConstructor()
 	}
 	r.installGated(s)
+	if s.stringReach {
+		r.guardStrings()
+	}
+	if s.arrayReach {
+		r.guardArrayLengths()
+	}
 	r.timeRegexps(s)
 	v, err := r.VM.RunProgram(s.program)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
+	gojatoken "github.com/dop251/goja/token"
 
 	"github.com/wfrun/wfrun/internal/wferr"
 )
@@ -59,8 +60,33 @@ func (s *Script) rewriteRegexps(prg *ast.Program) error {
 	s.refs = w.refs
 	s.agentShadowed = w.agentShadowed
 	s.regexps = w.regexps || w.refs["RegExp"] || w.refs["match"] || w.refs["matchAll"] || w.refs["search"]
+	s.stringReach = w.computed || w.refs["globalThis"] || w.refs["this"]
+	for _, n := range stringReachNames {
+		s.stringReach = s.stringReach || w.refs[n]
+	}
+	s.arrayReach = w.lengthWrite || w.refs["globalThis"] || w.refs["this"]
+	for _, n := range arrayReachNames {
+		s.arrayReach = s.arrayReach || w.refs[n]
+	}
 	return err
 }
+
+// arrayReachNames are the names through which a script can give an
+// Array.prototype method a huge length without the Array constructor, which
+// is guarded itself (memory.go): calling a method on an array-like
+// ({length: 2**32} from a literal or from data), or setting a length by
+// property. A script with any of them, or that assigns to a .length or to a
+// computed member (a[k] = v), gets the guards of every length-bound method.
+var arrayReachNames = []string{"call", "apply", "bind", "Reflect", "defineProperty", "defineProperties",
+	"constructor", "assign", "create", "setPrototypeOf", "__proto__"}
+
+// stringReachNames are the names through which a script can reach the
+// size-checked String.prototype methods (memory.go): their own names, and
+// the reflection that hands out a method without naming it. A script with
+// any of them, or with a computed member access or key (s[k]), gets the
+// guards; one without can only call the string methods it names.
+var stringReachNames = []string{"repeat", "padStart", "padEnd",
+	"Reflect", "getOwnPropertyDescriptor", "getOwnPropertyDescriptors", "getOwnPropertyNames", "ownKeys"}
 
 var (
 	regexpType     = reflect.TypeOf((*ast.RegExpLiteral)(nil))
@@ -69,6 +95,11 @@ var (
 	identifierType = reflect.TypeOf(ast.Identifier{})
 	callType       = reflect.TypeOf((*ast.CallExpression)(nil))
 	bindingType    = reflect.TypeOf((*ast.Binding)(nil))
+	bracketType    = reflect.TypeOf((*ast.BracketExpression)(nil))
+	assignType     = reflect.TypeOf((*ast.AssignExpression)(nil))
+	unaryType      = reflect.TypeOf((*ast.UnaryExpression)(nil))
+	forIntoType    = reflect.TypeOf((*ast.ForIntoExpression)(nil))
+	keyedType      = reflect.TypeOf((*ast.PropertyKeyed)(nil))
 	fileType       = reflect.TypeOf((*file.File)(nil))
 )
 
@@ -82,6 +113,8 @@ type walker struct {
 
 	call          func(*ast.CallExpression) // called for every call expression, if set
 	agentShadowed bool                      // the script binds the name agent itself
+	computed      bool                      // a member access or key is computed from a non-literal: o[k], {[k]: v}
+	lengthWrite   bool                      // an assignment or update may set a length: a.length = n, a[k] = v, a[k]++
 }
 
 func (w *walker) walk(v reflect.Value) bool {
@@ -112,6 +145,28 @@ func (w *walker) walk(v reflect.Value) bool {
 			}
 		case thisType:
 			w.refs["this"] = true
+		case bracketType:
+			switch v.Interface().(*ast.BracketExpression).Member.(type) {
+			case *ast.StringLiteral, *ast.NumberLiteral:
+			default:
+				w.computed = true
+			}
+		case keyedType:
+			p := v.Interface().(*ast.PropertyKeyed)
+			if p.Computed {
+				w.computed = true
+			}
+			if k, ok := p.Key.(*ast.StringLiteral); ok && k.Value == "__proto__" {
+				w.refs["__proto__"] = true
+			}
+		case assignType:
+			w.lengthWrite = w.lengthWrite || mayWriteLength(v.Interface().(*ast.AssignExpression).Left)
+		case unaryType:
+			if u := v.Interface().(*ast.UnaryExpression); u.Operator == gojatoken.INCREMENT || u.Operator == gojatoken.DECREMENT {
+				w.lengthWrite = w.lengthWrite || mayWriteLength(u.Operand)
+			}
+		case forIntoType:
+			w.lengthWrite = w.lengthWrite || mayWriteLength(v.Interface().(*ast.ForIntoExpression).Expression)
 		}
 		return w.walk(v.Elem())
 	case reflect.Interface:
@@ -404,4 +459,57 @@ func unassigned() []rng {
 		}
 	}
 	return complement(tableRanges(all...))
+}
+
+// mayWriteLength reports whether assigning to target (an expression or a
+// destructuring pattern) may set an array's length: target is, or holds, a
+// .length member or a member whose key is computed or a large index.
+func mayWriteLength(target ast.Expression) bool {
+	found := false
+	var visit func(reflect.Value)
+	visit = func(v reflect.Value) {
+		if found {
+			return
+		}
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() || v.Type() == fileType {
+				return
+			}
+			switch e := v.Interface().(type) {
+			case *ast.DotExpression:
+				if e.Identifier.Name == "length" {
+					found = true
+				}
+				return // what the member belongs to is read, not written
+			case *ast.BracketExpression:
+				switch m := e.Member.(type) {
+				case *ast.StringLiteral:
+					found = m.Value == "length"
+				case *ast.NumberLiteral:
+					f, ok := m.Value.(float64)
+					if i, isInt := m.Value.(int64); isInt {
+						f, ok = float64(i), true
+					}
+					found = !ok || f >= 1<<20
+				default:
+					found = true
+				}
+				return
+			}
+			visit(v.Elem())
+		case reflect.Slice:
+			for i := 0; i < v.Len(); i++ {
+				visit(v.Index(i))
+			}
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				if v.Type().Field(i).IsExported() {
+					visit(v.Field(i))
+				}
+			}
+		}
+	}
+	visit(reflect.ValueOf(target))
+	return found
 }
