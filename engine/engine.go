@@ -73,6 +73,12 @@ type Config struct {
 	MaxResultBytes int
 	// MaxCallStackSize limits script recursion. 0 means the sandbox default.
 	MaxCallStackSize int
+	// MaxMemory is the memory budget of a run in bytes, and the most a
+	// request may ask for (requests may lower it): builtins that would
+	// allocate past it, and a script that grows the heap past it while
+	// running without a pause, end the run with RESOURCE_LIMIT. 0 means
+	// 256 MiB. See docs/script-api.md, "Limits".
+	MaxMemory int64
 
 	// WorkflowsDir is where workflow(name) finds saved workflows; "" disables it.
 	WorkflowsDir string

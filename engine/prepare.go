@@ -78,8 +78,8 @@ func checkRequestFields(req WorkflowStartRequest) error {
 	if len(req.Meta) > maxMetaRequestBytes {
 		return wferr.New(wferr.InvalidRequest, "meta is %d bytes; the limit is %d", len(req.Meta), maxMetaRequestBytes)
 	}
-	if req.MaxTotalAgents < 0 || req.Concurrency < 0 || req.TimeoutMs < 0 || req.AgentTimeoutMs < 0 || req.BudgetTokens < 0 {
-		return wferr.New(wferr.InvalidRequest, "maxTotalAgents, concurrency, timeoutMs, agentTimeoutMs and budgetTokens must not be negative (0 means the engine default)")
+	if req.MaxTotalAgents < 0 || req.Concurrency < 0 || req.TimeoutMs < 0 || req.AgentTimeoutMs < 0 || req.BudgetTokens < 0 || req.MaxMemoryBytes < 0 {
+		return wferr.New(wferr.InvalidRequest, "maxTotalAgents, concurrency, timeoutMs, agentTimeoutMs, budgetTokens and maxMemoryBytes must not be negative (0 means the engine default)")
 	}
 	return nil
 }
@@ -266,10 +266,21 @@ func (e *Engine) limits(req WorkflowStartRequest) (runtime.Config, []string) {
 	if req.BudgetTokens > 0 {
 		budget = req.BudgetTokens
 	}
+	memory := e.cfg.MaxMemory
+	if memory <= 0 {
+		memory = sandbox.DefaultMaxMemory
+	}
+	if req.MaxMemoryBytes > 0 {
+		if req.MaxMemoryBytes > memory {
+			warnings = append(warnings, fmt.Sprintf("maxMemoryBytes %d is above the engine's ceiling; using %d", req.MaxMemoryBytes, memory))
+		} else {
+			memory = req.MaxMemoryBytes
+		}
+	}
 	return runtime.Config{
 		Concurrency: conc, MaxAgents: maxAgents, MaxItems: e.cfg.MaxItems,
 		Timeout: max(timeout, 0), AgentTimeout: agentTimeout, BudgetTokens: budget,
-		CancelGrace: e.cfg.CancelGrace, MaxResultBytes: e.cfg.MaxResultBytes,
+		CancelGrace: e.cfg.CancelGrace, MaxResultBytes: e.cfg.MaxResultBytes, MaxMemory: memory,
 		Sandbox: sandbox.Options{MaxCallStackSize: e.cfg.MaxCallStackSize},
 	}, warnings
 }

@@ -34,6 +34,8 @@ type WorkflowStartRequest struct {
 	AgentTimeoutMs int64 `json:"agentTimeoutMs,omitempty"`
 	// BudgetTokens overrides the run's token budget.
 	BudgetTokens int64 `json:"budgetTokens,omitempty"`
+	// MaxMemoryBytes lowers (never raises) the engine's memory budget of a run.
+	MaxMemoryBytes int64 `json:"maxMemoryBytes,omitempty"`
 
 	// Background says the caller will not wait for the run: it counts
 	// against the owner's limit of background runs (Config.MaxBackgroundRuns).

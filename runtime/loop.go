@@ -39,6 +39,11 @@ type loop struct {
 	// done, if set, is asked after every callback; true ends run (the
 	// script has settled, so nothing queued matters any more). Loop goroutine.
 	done func() bool
+
+	// busy, if set, is told when the loop starts running callbacks (true)
+	// and when it stops — to wait for host work, or for good (false). The
+	// heap watchdog watches the stretches in between. Loop goroutine.
+	busy func(bool)
 }
 
 // callback is work for the loop goroutine. It gets the run's VM.
@@ -99,6 +104,8 @@ func (l *loop) nudge() {
 // error is returned. Loop goroutine: the caller of run is the loop goroutine
 // for the life of the run.
 func (l *loop) run(first callback) error {
+	l.setBusy(true)
+	defer l.setBusy(false)
 	if err := first(l.rt); err != nil {
 		return err
 	}
@@ -119,7 +126,9 @@ func (l *loop) run(first callback) error {
 			return nil
 		}
 		if len(batch) == 0 {
+			l.setBusy(false)
 			<-l.wake
+			l.setBusy(true)
 			continue
 		}
 		for _, fn := range batch {
@@ -130,6 +139,12 @@ func (l *loop) run(first callback) error {
 				return nil
 			}
 		}
+	}
+}
+
+func (l *loop) setBusy(b bool) {
+	if l.busy != nil {
+		l.busy(b)
 	}
 }
 

@@ -46,6 +46,11 @@ type Config struct {
 	BudgetTokens   int64         // 0 = no budget
 	CancelGrace    time.Duration // how long a cancelled child may take to return
 	MaxResultBytes int           // size limit of the returned value's JSON
+	// MaxMemory is the run's memory budget in bytes: the sandbox's builtins
+	// refuse allocations past it, and the heap watchdog (memory.go) ends a
+	// run whose script grows the heap past it while running without a
+	// pause. 0 means sandbox.DefaultMaxMemory.
+	MaxMemory int64
 
 	// Emit receives the run's events (never run.start or run.end: the
 	// engine emits those). It is called from several goroutines, one call at
@@ -94,10 +99,11 @@ type Outcome struct {
 // run is the state of one run. Fields marked "loop" are touched only on the
 // loop goroutine; fields under mu are shared with child goroutines.
 type run struct {
-	cfg  Config
-	rt   *sandbox.Runtime // loop
-	vm   *goja.Runtime    // loop (Interrupt: any goroutine)
-	loop *loop
+	cfg   Config
+	rt    *sandbox.Runtime // loop
+	vm    *goja.Runtime    // loop (Interrupt: any goroutine)
+	loop  *loop
+	watch *heapWatch // the heap watchdog
 
 	childCtx       context.Context
 	cancelChildren context.CancelCauseFunc
@@ -157,6 +163,15 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	r.rt = sandbox.New(cfg.Sandbox)
 	r.vm = r.rt.VM
 	r.loop = newLoop(r.rt)
+	r.watch = newHeapWatch(r, cfg.MaxMemory)
+	defer r.watch.close()
+	r.loop.busy = func(b bool) {
+		if b {
+			r.watch.start()
+		} else {
+			r.watch.stop()
+		}
+	}
 	stopWatch := context.AfterFunc(ctx, func() { r.fail(causeError(ctx)) })
 
 	err := r.drive(ctx)
@@ -199,6 +214,10 @@ func withDefaults(cfg Config) Config {
 	if cfg.MaxResultBytes <= 0 {
 		cfg.MaxResultBytes = DefaultMaxResultBytes
 	}
+	if cfg.MaxMemory <= 0 {
+		cfg.MaxMemory = sandbox.DefaultMaxMemory
+	}
+	cfg.Sandbox.MaxMemory = cfg.MaxMemory
 	if cfg.Emit == nil {
 		cfg.Emit = func(Event) {}
 	}
@@ -341,6 +360,8 @@ func (r *run) settle(loopErr error) Outcome {
 // script's last callback) ends the step at once with its own error.
 func (r *run) settleStep(step func() error) (out *wferr.Error) {
 	var err error
+	r.watch.start()
+	defer r.watch.stop()
 	func() {
 		defer func() {
 			// goja lets an interrupt escape as a panic from code run

@@ -22,6 +22,7 @@ type options struct {
 	maxAgents, concurrency      string
 	timeout, agentTimeout       string
 	budgetTokens                string
+	maxMemory                   string
 	events                      string
 
 	// Provider configuration.
@@ -45,6 +46,7 @@ type options struct {
 	// Parsed forms of the numeric flags (0 when not given).
 	maxAgentsN, concurrencyN int
 	budgetTokensN            int64
+	maxMemoryN               int64
 	timeoutD, agentTimeoutD  time.Duration
 }
 
@@ -120,6 +122,7 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.timeout, "timeout")
 	str(&o.agentTimeout, "agent-timeout")
 	str(&o.budgetTokens, "budget-tokens")
+	str(&o.maxMemory, "max-memory")
 	str(&o.events, "events")
 	str(&o.baseURL, "base-url")
 	str(&o.mcpConfig, "mcp-config")
@@ -203,6 +206,9 @@ func (o *options) validate() error {
 		return err
 	}
 	o.budgetTokensN = int64(n)
+	if o.maxMemoryN, err = byteSize("max-memory", o.maxMemory, "512MiB"); err != nil {
+		return err
+	}
 	if o.timeoutD, err = positiveDuration("timeout", o.timeout, "10m"); err != nil {
 		return err
 	}
@@ -277,6 +283,26 @@ func positiveInt(name, raw, example string) (int, error) {
 		return 0, fmt.Errorf("--%s: %q is not a positive whole number; write one like --%s %s", name, raw, name, example)
 	}
 	return n, nil
+}
+
+// byteSize parses a size: a whole number of bytes, or one with a unit (KiB,
+// MiB, GiB, or K, M, G, KB, MB, GB as their binary multiples).
+func byteSize(name, raw, example string) (int64, error) {
+	if raw == "" {
+		return 0, nil
+	}
+	s := strings.TrimSpace(raw)
+	i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	num, unit := s, ""
+	if i >= 0 {
+		num, unit = s[:i], strings.ToUpper(strings.TrimSpace(s[i:]))
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	shift, known := map[string]uint{"": 0, "B": 0, "K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20, "G": 30, "GB": 30, "GIB": 30}[unit]
+	if err != nil || !known || n <= 0 || n > (1<<62)>>shift {
+		return 0, fmt.Errorf("--%s: %q is not a size; write bytes or a number with a unit, like --%s %s or 1GiB", name, raw, name, example)
+	}
+	return n << shift, nil
 }
 
 func positiveDuration(name, raw, example string) (time.Duration, error) {

@@ -130,7 +130,7 @@ func readRequest(in *invocation, o *options, stdin *stdinGuard) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in.req); err != nil {
 		return precheck(engine.CodeInvalidRequest,
-			"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, model, concurrency, timeoutMs, agentTimeoutMs, budgetTokens",
+			"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, model, concurrency, timeoutMs, agentTimeoutMs, budgetTokens, maxMemoryBytes",
 			o.request, err)
 	}
 	return nil
@@ -212,6 +212,9 @@ func applyRequestFlags(in *invocation, o *options, _ *stdinGuard) error {
 	}
 	if o.budgetTokensN > 0 {
 		in.req.BudgetTokens = o.budgetTokensN
+	}
+	if o.maxMemoryN > 0 {
+		in.req.MaxMemoryBytes = o.maxMemoryN
 	}
 	if o.timeoutD > 0 {
 		in.req.TimeoutMs = millis(o.timeoutD)

@@ -36,6 +36,7 @@ func loadToolInvocation(o *options, e env) (*invocation, error) {
 		cfg.MaxTotalAgents = req.MaxTotalAgents
 		cfg.Concurrency = req.Concurrency
 		cfg.BudgetTokens = req.BudgetTokens
+		cfg.MaxMemory = req.MaxMemoryBytes
 		cfg.RunTimeout = time.Duration(req.TimeoutMs) * time.Millisecond
 		cfg.AgentTimeout = time.Duration(req.AgentTimeoutMs) * time.Millisecond
 	}

@@ -96,6 +96,9 @@ Limits:
   --agent-timeout DURATION
                          each agent's deadline (default none)
   --budget-tokens N      the run's token budget; agent() past it is BUDGET_EXHAUSTED
+  --max-memory SIZE      the run's memory budget (default 256MiB; 512MiB, 1GiB, or
+                         bytes): builtins that would allocate past it, and a script
+                         that grows the heap past it, end the run with RESOURCE_LIMIT
 
 Output:
   --events FILE|-        write every event as a JSON line to FILE (- = stderr):

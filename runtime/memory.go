@@ -1,0 +1,137 @@
+package runtime
+
+import (
+	"fmt"
+	stdruntime "runtime"
+	"runtime/metrics"
+	"sync"
+	"time"
+
+	"github.com/wfrun/wfrun/internal/wferr"
+)
+
+// The heap watchdog. goja cannot count what a run allocates, and the
+// builtins that allocate by argument are checked in package sandbox; what
+// is left — `s += s` in a loop, pushing into an array forever — grows the
+// heap step by step while the script runs without a pause. So while a run's
+// loop is busy (running script code, not waiting for a child), a timer
+// samples the process's heap every watchInterval; when the heap has grown
+// by more than the run's memory budget since the busy stretch began, the
+// watchdog collects garbage once and measures again, so that garbage (the
+// run's own, or other runs') never counts, and ends the run with
+// RESOURCE_LIMIT if the live heap still grew past the budget.
+//
+// It sees growth within one busy stretch: memory a run keeps across many
+// short stretches (growing a little between every await) is bounded by the
+// run's caps instead. Several runs busy at the same moment share the growth
+// they cause together. Process isolation (a VM in a child process with an
+// OS memory limit) is exact; this is the in-process approximation.
+
+// watchInterval is how often a busy run's heap growth is sampled.
+const watchInterval = 10 * time.Millisecond
+
+// heapMetric is the heap memory occupied by objects, live or not yet swept.
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+// heapWatch watches one run. start and stop are called on the loop
+// goroutine; tick runs on the timer's goroutine.
+type heapWatch struct {
+	r      *run
+	budget uint64
+
+	mu     sync.Mutex
+	timer  *time.Timer // created on the first start
+	busy   bool
+	base   uint64 // the heap when this busy stretch was first sampled; 0: not yet
+	sample [1]metrics.Sample
+}
+
+func newHeapWatch(r *run, budget int64) *heapWatch {
+	w := &heapWatch{r: r, budget: uint64(budget)}
+	w.sample[0].Name = heapMetric
+	return w
+}
+
+// start begins a busy stretch. Loop goroutine.
+func (w *heapWatch) start() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.busy, w.base = true, 0
+	if w.timer == nil {
+		w.timer = time.AfterFunc(watchInterval, w.tick)
+		return
+	}
+	w.timer.Reset(watchInterval)
+}
+
+// stop ends a busy stretch. Loop goroutine.
+func (w *heapWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.busy = false
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// heap reads the heap metric. The caller holds w.mu.
+func (w *heapWatch) heap() uint64 {
+	metrics.Read(w.sample[:])
+	return w.sample[0].Value.Uint64()
+}
+
+// tick samples the heap of a busy run. Timer goroutine.
+func (w *heapWatch) tick() {
+	w.mu.Lock()
+	if !w.busy {
+		w.mu.Unlock()
+		return
+	}
+	h := w.heap()
+	if w.base == 0 || h < w.base {
+		w.base = h
+	}
+	over := h-w.base > w.budget
+	w.mu.Unlock()
+
+	if over {
+		// Garbage must not count: measure the live heap.
+		stdruntime.GC()
+		w.mu.Lock()
+		live := w.heap()
+		grown := live > w.base && live-w.base > w.budget
+		if !grown && live < w.base {
+			w.base = live // later growth is measured from what is really live
+		}
+		base, busy := w.base, w.busy
+		w.mu.Unlock()
+		if grown && busy {
+			w.r.fail(wferr.New(wferr.ResourceLimit,
+				"the script grew the memory it holds by %s while running without a pause (the heap went from %s to %s); the run's memory limit is %s (--max-memory, maxMemoryBytes): keep less data in the script, or hand large work to agents",
+				bytesText(live-base), bytesText(base), bytesText(live), bytesText(w.budget)))
+			return
+		}
+	}
+	w.mu.Lock()
+	if w.busy {
+		w.timer.Reset(watchInterval)
+	}
+	w.mu.Unlock()
+}
+
+// close stops the timer for good. Loop goroutine, when the run ends.
+func (w *heapWatch) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.busy = false
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+func bytesText(n uint64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20)
+}
