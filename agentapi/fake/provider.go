@@ -136,7 +136,7 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 		return agentapi.Usage{InputTokens: in, OutputTokens: tokens(out)}
 	}
 
-	if r != nil && r.delay > 0 && !wait(ctx, r.delay) {
+	if r != nil && r.delay > 0 && agentapi.Sleep(ctx, r.delay) != nil {
 		return ended(ctx, usage(0)), nil
 	}
 	switch {
@@ -173,19 +173,6 @@ func structured(sch *schema.Schema, r *rule, usage func(int) agentapi.Usage) age
 
 func invalid(msg string, u agentapi.Usage) agentapi.Result {
 	return agentapi.Result{Status: agentapi.StatusFailed, Failure: agentapi.FailureInvalidOutput, Error: msg, Usage: u}
-}
-
-// wait sleeps for d and reports whether it slept the whole time; it returns
-// false as soon as ctx is done.
-func wait(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // ended is the result of a child whose context ended before its outcome.
