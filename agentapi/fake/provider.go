@@ -25,7 +25,8 @@ type Provider struct {
 	rules []rule
 	err   error // set when Options held a rule ParseRules would refuse
 
-	schemas schema.Cache // each distinct schema compiled once
+	schemas  schema.Cache // each distinct schema compiled once
+	minimals answers      // each distinct schema's minimal value built once
 }
 
 // rule is a Rule prepared for Run.
@@ -152,7 +153,7 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 	case r != nil && r.hasReply:
 		return structured(sch, r, usage), nil
 	}
-	out, err := sch.Minimal()
+	out, err := p.minimals.get(sch)
 	if err != nil {
 		return invalid(fmt.Sprintf("the fake provider cannot build an answer for this schema (%v); add a fake rule whose reply answers this prompt", err), usage(0)), nil
 	}

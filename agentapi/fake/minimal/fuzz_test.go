@@ -1,13 +1,16 @@
-package schema
+package minimal
 
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/wfrun/wfrun/agentapi/schema"
 )
 
-// FuzzCompileMinimal feeds arbitrary bytes to Compile: it must never panic,
-// and whenever Compile and Minimal succeed the minimal value validates.
-func FuzzCompileMinimal(f *testing.F) {
+// FuzzValue feeds arbitrary bytes to schema.Compile and, when they compile,
+// to Value: neither may panic, and whenever Value succeeds its value
+// validates against the schema and stays within the size bound.
+func FuzzValue(f *testing.F) {
 	for _, c := range minimalCases {
 		f.Add([]byte(c.schema))
 	}
@@ -16,16 +19,19 @@ func FuzzCompileMinimal(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Compile(json.RawMessage(data))
+		s, err := schema.Compile(json.RawMessage(data))
 		if err != nil {
 			return
 		}
-		m, err := s.Minimal()
+		m, err := Value(s)
 		if err != nil {
 			return
+		}
+		if len(m) > maxSize {
+			t.Fatalf("Value(%s) is %d bytes, over the bound of %d", data, len(m), maxSize)
 		}
 		if err := s.Validate(m); err != nil {
-			t.Fatalf("Minimal(%s) = %s does not validate: %v", data, m, err)
+			t.Fatalf("Value(%s) = %s does not validate: %v", data, m, err)
 		}
 	})
 }

@@ -1,6 +1,7 @@
-package schema
+package minimal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,46 +11,49 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wfrun/wfrun/agentapi/schema"
 )
 
-// maxDepth bounds how deep Minimal descends (properties, items, $ref hops
+// maxDepth bounds how deep Value descends (properties, items, $ref hops
 // and branches together), so that a recursive schema ends.
 const maxDepth = 64
 
 // maxItems and maxSize bound the minimal value of an absurd schema
-// (minItems: 1e9), so that Minimal fails instead of exhausting memory.
+// (minItems: 1e9), so that Value fails instead of exhausting memory.
 const (
 	maxItems = 10000
 	maxSize  = 1 << 20
 )
 
-// Minimal returns the smallest value that satisfies the schema (DESIGN.md
-// §6): required properties only, in "properties" order; const; the first
-// enum value; the first oneOf/anyOf branch that works; allOf merged; "" or
-// minLength 'a's (a fixed example for known formats, a generated match for
-// a pattern); 0 or the nearest allowed number; false; [] or minItems
-// copies; null for type null; the first of several types. $ref is followed
-// within the schema.
+// Value returns the smallest value that satisfies s (docs/providers.md,
+// "The fake provider"): required properties only, in "properties" order;
+// const; the first enum value; the first oneOf/anyOf branch that works;
+// allOf merged; "" or minLength 'a's (a fixed example for known formats, a
+// generated match for a pattern); 0 or the nearest allowed number; false;
+// [] or minItems copies; null for type null; the first of several types.
+// $ref is followed within the schema.
 //
 // Each part is checked against its own sub-schema as it is built, falling
 // back to the part's enum, examples and default values; the whole value is
-// validated before it is returned. A schema that defeats all of this (an
-// unsatisfiable one, say) is an error. The result is computed once; each
-// call returns a fresh copy.
-func (s *Schema) Minimal() (json.RawMessage, error) {
-	s.minOnce.Do(func() { s.minimal, s.minErr = s.buildMinimal() })
-	if s.minErr != nil {
-		return nil, s.minErr
-	}
-	return append(json.RawMessage(nil), s.minimal...), nil
-}
-
-func (s *Schema) buildMinimal() (json.RawMessage, error) {
-	root, err := parseOrdered(s.raw)
+// validated with s before it is returned. A schema that defeats all of this
+// (an unsatisfiable one, say) is an error whose sentence asks for an
+// example. Value compiles the parts it checks on every call, so a caller
+// that answers the same schema often keeps the result.
+func Value(s *schema.Schema) (json.RawMessage, error) {
+	root, err := parseOrdered(s.Raw())
 	if err != nil { // Compile parsed the same text, so this cannot happen
 		return nil, fmt.Errorf("the schema cannot be read again (%v)", err)
 	}
-	g := &gen{s: s, root: root}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.Raw()))
+	if err != nil {
+		return nil, fmt.Errorf("the schema cannot be read again (%v)", err)
+	}
+	c, err := schema.NewCompiler(doc)
+	if err != nil {
+		return nil, err
+	}
+	g := &gen{root: root, compiler: c, subs: make(map[string]*jsonschema.Schema)}
 	v, err := g.value(root, here(""), 0)
 	if err != nil {
 		return nil, fmt.Errorf("no minimal value could be built for the schema (%v): give the schema an example under \"examples\"", err)
@@ -85,10 +89,12 @@ func (l loc) child(tokens ...string) loc {
 	return here(p)
 }
 
-// gen builds one minimal value. It lives for one buildMinimal call.
+// gen builds one minimal value. It lives for one Value call, on one
+// goroutine.
 type gen struct {
-	s    *Schema
-	root any
+	root     any                           // the schema in ordered form
+	compiler *jsonschema.Compiler          // compiles parts of the schema by location
+	subs     map[string]*jsonschema.Schema // compiled parts by JSON pointer; nil: not compilable alone
 }
 
 // valid reports whether v satisfies the sub-schema at l. An unknown
@@ -110,12 +116,7 @@ func (g *gen) valid(l loc, v any) bool {
 }
 
 func (g *gen) sub(ptr string) *jsonschema.Schema {
-	if ptr == "" {
-		return g.s.compiled
-	}
-	g.s.mu.Lock()
-	defer g.s.mu.Unlock()
-	if sch, ok := g.s.subs[ptr]; ok {
+	if sch, ok := g.subs[ptr]; ok {
 		return sch
 	}
 	var frag strings.Builder
@@ -123,11 +124,11 @@ func (g *gen) sub(ptr string) *jsonschema.Schema {
 		frag.WriteByte('/')
 		frag.WriteString(url.PathEscape(tok))
 	}
-	sch, err := g.s.compiler.Compile(baseURL + "#" + frag.String())
+	sch, err := g.compiler.Compile(schema.DocumentURL + "#" + frag.String())
 	if err != nil {
 		sch = nil
 	}
-	g.s.subs[ptr] = sch
+	g.subs[ptr] = sch
 	return sch
 }
 
@@ -309,7 +310,7 @@ func onlyAnnotations(o *object) bool {
 }
 
 // resolve follows a $ref inside the document: "#", "#/json/pointer" or
-// "#anchor". Anything else is outside what Minimal can follow.
+// "#anchor". Anything else is outside what Value can follow.
 func (g *gen) resolve(ref string) (*object, loc, error) {
 	frag, ok := strings.CutPrefix(ref, "#")
 	if !ok {
