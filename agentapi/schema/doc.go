@@ -25,5 +25,6 @@
 //
 // The package sits beside agentapi: it imports the validator
 // (github.com/santhosh-tekuri/jsonschema/v6, with golang.org/x/text for its
-// messages) and the standard library, and none of wfrun's other packages.
+// messages), the standard library and internal/memo (Cache's bounded map),
+// and none of wfrun's other packages.
 package schema
