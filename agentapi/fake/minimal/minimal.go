@@ -26,6 +26,19 @@ const (
 	maxSize  = 1 << 20
 )
 
+// maxWork bounds the work of one Value call, counted as nodeWork for every
+// schema node visited plus the bytes of every candidate encoded to be
+// checked, so that a schema whose alternatives multiply (an anyOf inside a
+// recursive $ref, say) ends with an error after a bounded search instead of
+// searching for hours.
+const (
+	maxWork  = 32 << 20
+	nodeWork = 1 << 10
+)
+
+// errTooMuchWork ends a search that has spent maxWork.
+var errTooMuchWork = errors.New("the schema has so many alternatives that wfrun gives up searching for its smallest value")
+
 // Value returns the smallest value that satisfies s (docs/providers.md,
 // "The fake provider"): required properties only, in "properties" order;
 // const; the first enum value; the first oneOf/anyOf branch that works;
@@ -56,10 +69,19 @@ func Value(s *schema.Schema) (json.RawMessage, error) {
 	g := &gen{root: root, compiler: c, subs: make(map[string]*jsonschema.Schema)}
 	v, err := g.value(root, here(""), 0)
 	if err != nil {
+		if g.err != nil { // the search was cut short, whichever branch failed first
+			err = g.err
+		}
 		return nil, fmt.Errorf("no minimal value could be built for the schema (%v): give the schema an example under \"examples\"", err)
 	}
 	out := encode(v)
+	if len(out) > maxSize {
+		return nil, fmt.Errorf("the smallest value wfrun could build for the schema has %d bytes, more than the %d it builds: give the schema a smaller example under \"examples\"", len(out), maxSize)
+	}
 	if err := s.Validate(out); err != nil {
+		if g.err != nil { // the search was cut short: say so rather than show a guess
+			return nil, fmt.Errorf("no minimal value could be built for the schema (%v): give the schema an example under \"examples\"", g.err)
+		}
 		return nil, fmt.Errorf("the smallest value wfrun could build for the schema, %s, does not satisfy it (%v): give the schema a valid example under \"examples\"", truncate(string(out), 200), unprefix(err))
 	}
 	return out, nil
@@ -95,6 +117,26 @@ type gen struct {
 	root     any                           // the schema in ordered form
 	compiler *jsonschema.Compiler          // compiles parts of the schema by location
 	subs     map[string]*jsonschema.Schema // compiled parts by JSON pointer; nil: not compilable alone
+
+	work int   // spent so far, against maxWork
+	err  error // errTooMuchWork once work passed maxWork; every later step fails with it
+}
+
+// spend adds n to the work done and reports errTooMuchWork once the total
+// passes maxWork.
+func (g *gen) spend(n int) error {
+	g.work += n
+	if g.work > maxWork {
+		g.err = errTooMuchWork
+	}
+	return g.err
+}
+
+// size is the encoded size of v, counted as work.
+func (g *gen) size(v any) int {
+	n := len(encode(v))
+	g.work += n
+	return n
 }
 
 // valid reports whether v satisfies the sub-schema at l. An unknown
@@ -108,7 +150,11 @@ func (g *gen) valid(l loc, v any) bool {
 	if sch == nil {
 		return true
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(encode(v))))
+	// Checking goes on after the budget is spent, so that the frames still
+	// on the stack may fall back on their examples.
+	text := encode(v)
+	g.work += len(text)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
 	if err != nil {
 		return false
 	}
@@ -143,6 +189,9 @@ func (g *gen) value(node any, l loc, depth int) (any, error) {
 func (g *gen) valueFrom(node any, l, src loc, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, errors.New("the schema nests or recurses too deeply")
+	}
+	if err := g.spend(nodeWork); err != nil {
+		return nil, err
 	}
 	switch n := node.(type) {
 	case bool:
@@ -254,6 +303,9 @@ func (g *gen) valueFrom(node any, l, src loc, depth int) (any, error) {
 func (g *gen) flatten(o *object, l loc, depth int) (*object, loc, error) {
 	src := l
 	for range maxDepth {
+		if err := g.spend(nodeWork); err != nil {
+			return nil, nowhere, err
+		}
 		if ref, ok := o.vals["$ref"].(string); ok {
 			target, tl, err := g.resolve(ref)
 			if err != nil {
@@ -459,11 +511,15 @@ func (g *gen) object(o *object, src loc, depth int) (any, error) {
 			}
 		}
 	}
+	size := 0
 	add := func(name string) error {
 		schema, at := g.propertySchema(o, props, name, src)
 		v, err := g.value(schema, at, depth+1)
 		if err != nil {
 			return fmt.Errorf("property %q: %w", name, err)
+		}
+		if size += len(name) + g.size(v); size > maxSize {
+			return fmt.Errorf("the object's properties would exceed %d bytes", maxSize)
 		}
 		out.set(name, v)
 		return nil
@@ -565,11 +621,15 @@ func (g *gen) array(o *object, src loc, depth int) (any, error) {
 	out := make([]any, 0, n)
 	var itemVal any
 	haveItem := false
+	size := 0
 	for i := range n {
 		if i < len(prefix) {
 			v, err := g.value(prefix[i], src.child(prefixKey, strconv.Itoa(i)), depth+1)
 			if err != nil {
 				return nil, fmt.Errorf("item %d: %w", i, err)
+			}
+			if size += g.size(v); size > maxSize {
+				return nil, fmt.Errorf("the array's first %d items would exceed %d bytes", i+1, maxSize)
 			}
 			out = append(out, v)
 			continue
@@ -580,7 +640,7 @@ func (g *gen) array(o *object, src loc, depth int) (any, error) {
 				return nil, fmt.Errorf("items: %w", err)
 			}
 			itemVal, haveItem = v, true
-			if (n-len(prefix))*len(encode(v)) > maxSize {
+			if size+(n-len(prefix))*g.size(v) > maxSize {
 				return nil, fmt.Errorf("%d copies of the items' minimal value would exceed %d bytes", n-len(prefix), maxSize)
 			}
 		}

@@ -3,6 +3,7 @@ package minimal
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,6 +110,47 @@ func TestValueRefusesUnsatisfiableSchemas(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), "example") {
 				t.Errorf("error %q does not say what to do (give an example)", err)
+			}
+		})
+	}
+}
+
+// Hostile schemas, as a fuzzer or a careless author writes them: each must
+// end with an error, not search for hours or build gigabytes.
+func hostileSchemas() []struct{ name, schema, want string } {
+	bigArray := `{"type":"array","minItems":9000,"items":{"type":"string","minLength":100}}`
+	var doubling strings.Builder // x0 = allOf[x1, x1], x1 = allOf[x2, x2], …: 2^25 merges
+	for i := range 25 {
+		fmt.Fprintf(&doubling, `"x%d":{"allOf":[{"$ref":"#/$defs/x%d"},{"$ref":"#/$defs/x%d"}]},`, i, i+1, i+1)
+	}
+	return []struct{ name, schema, want string }{
+		{"alternatives that multiply through a recursive $ref",
+			`{"properties":{"a":{"$ref":"#/$defs/x"}},"required":["a"],"$defs":{"x":{"anyOf":[` +
+				`{"properties":{"b":{"$ref":"#/$defs/x"}},"required":["b"]},` +
+				`{"properties":{"c":{"$ref":"#/$defs/x"}},"required":["c"]},` +
+				`{"properties":{"d":{"$ref":"#/$defs/x"}},"required":["d"]}]}}}`,
+			"gives up searching"},
+		{"allOfs that double through $refs",
+			`{"properties":{"a":{"$ref":"#/$defs/x0"}},"required":["a"],"$defs":{` + doubling.String() + `"x25":{"type":"string"}}}`,
+			"gives up searching"},
+		{"many properties, each large", `{"minProperties":50,"additionalProperties":` + bigArray + `}`,
+			"the object's properties would exceed 1048576 bytes"},
+		{"a tuple of large items", `{"properties":{"t":{"prefixItems":[` + bigArray + `,` + bigArray + `],"minItems":2}},"required":["t"]}`,
+			"the array's first 2 items would exceed 1048576 bytes"},
+		{"copies of a large item", `{"properties":{"t":{"minItems":9000,"items":` + bigArray + `}},"required":["t"]}`,
+			"9000 copies of the items' minimal value would exceed 1048576 bytes"},
+	}
+}
+
+func TestValueEndsHostileSchemasWithAnError(t *testing.T) {
+	for _, c := range hostileSchemas() {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := Value(mustCompile(t, c.schema))
+			if err == nil {
+				t.Fatalf("Value built %d bytes, want an error", len(m))
+			}
+			if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "example") {
+				t.Errorf("error %q\ndoes not say %q and what to do (give an example)", err, c.want)
 			}
 		})
 	}
