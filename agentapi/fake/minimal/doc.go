@@ -14,10 +14,13 @@
 // validated with the compiled schema before it is returned. The output is
 // byte-for-byte deterministic.
 //
-// The package must never hang or exhaust memory on a hostile schema: depth,
-// item counts and output size are bounded, and a schema past them is an
-// error, as is one that no value satisfies. Each error sentence asks for an
-// example under "examples", which Value tries before giving up.
+// The package must never hang or exhaust memory on a hostile schema: the
+// depth it descends, the work it spends searching alternatives, item counts
+// and the output's size (1 MiB) are bounded, and a schema past them is an
+// error, as is one that no value satisfies. The error's sentence says what
+// to do: give the schema an example under "examples" (Value tries a part's
+// examples and default when its own guess does not fit), or, when the
+// search ran out, simplify the alternatives.
 //
 // Value keeps nothing between calls and is safe for concurrent use; the fake
 // provider keeps one result per distinct schema text. The package imports

@@ -36,8 +36,10 @@ const (
 	nodeWork = 1 << 10
 )
 
-// errTooMuchWork ends a search that has spent maxWork.
-var errTooMuchWork = errors.New("the schema has so many alternatives that wfrun gives up searching for its smallest value")
+// errTooMuchWork ends a search that has spent maxWork. An example would not
+// help (examples are tried after the search), so it asks for a simpler
+// schema.
+var errTooMuchWork = errors.New("no minimal value could be built for the schema: its alternatives (anyOf, oneOf, recursive $refs) multiply past the search wfrun makes, so it gave up; simplify them")
 
 // Value returns the smallest value that satisfies s (docs/providers.md,
 // "The fake provider"): required properties only, in "properties" order;
@@ -68,23 +70,25 @@ func Value(s *schema.Schema) (json.RawMessage, error) {
 	}
 	g := &gen{root: root, compiler: c, subs: make(map[string]*jsonschema.Schema)}
 	v, err := g.value(root, here(""), 0)
+	if g.err != nil { // the search was cut short: say so rather than show a guess
+		return nil, g.err
+	}
 	if err != nil {
-		if g.err != nil { // the search was cut short, whichever branch failed first
-			err = g.err
-		}
-		return nil, fmt.Errorf("no minimal value could be built for the schema (%v): give the schema an example under \"examples\"", err)
+		return nil, noValue(err)
 	}
 	out := encode(v)
 	if len(out) > maxSize {
-		return nil, fmt.Errorf("the smallest value wfrun could build for the schema has %d bytes, more than the %d it builds: give the schema a smaller example under \"examples\"", len(out), maxSize)
+		return nil, fmt.Errorf("the smallest value wfrun could build for the schema has %d bytes, over the limit of %d: give the schema a smaller example under \"examples\"", len(out), maxSize)
 	}
 	if err := s.Validate(out); err != nil {
-		if g.err != nil { // the search was cut short: say so rather than show a guess
-			return nil, fmt.Errorf("no minimal value could be built for the schema (%v): give the schema an example under \"examples\"", g.err)
-		}
 		return nil, fmt.Errorf("the smallest value wfrun could build for the schema, %s, does not satisfy it (%v): give the schema a valid example under \"examples\"", truncate(string(out), 200), unprefix(err))
 	}
 	return out, nil
+}
+
+// noValue is Value's error when the search failed.
+func noValue(err error) error {
+	return fmt.Errorf("no minimal value could be built for the schema (%v): give the schema an example under \"examples\"", err)
 }
 
 // loc is the JSON pointer of a sub-schema inside the document, when the
@@ -119,7 +123,7 @@ type gen struct {
 	subs     map[string]*jsonschema.Schema // compiled parts by JSON pointer; nil: not compilable alone
 
 	work int   // spent so far, against maxWork
-	err  error // errTooMuchWork once work passed maxWork; every later step fails with it
+	err  error // errTooMuchWork once work passed maxWork; every later node fails with it
 }
 
 // spend adds n to the work done and reports errTooMuchWork once the total
@@ -141,8 +145,12 @@ func (g *gen) size(v any) int {
 
 // valid reports whether v satisfies the sub-schema at l. An unknown
 // location, or one the validator cannot compile alone, counts as valid:
-// the final check of the whole value decides.
+// the final check of the whole value decides. Once the work budget is
+// spent nothing is valid, so that the search unwinds at once.
 func (g *gen) valid(l loc, v any) bool {
+	if g.err != nil {
+		return false // the search is over; Value reports why
+	}
 	if !l.known {
 		return true
 	}
@@ -150,8 +158,6 @@ func (g *gen) valid(l loc, v any) bool {
 	if sch == nil {
 		return true
 	}
-	// Checking goes on after the budget is spent, so that the frames still
-	// on the stack may fall back on their examples.
 	text := encode(v)
 	g.work += len(text)
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
@@ -511,14 +517,14 @@ func (g *gen) object(o *object, src loc, depth int) (any, error) {
 			}
 		}
 	}
-	size := 0
+	total := 0 // bytes of the properties built so far
 	add := func(name string) error {
 		schema, at := g.propertySchema(o, props, name, src)
 		v, err := g.value(schema, at, depth+1)
 		if err != nil {
 			return fmt.Errorf("property %q: %w", name, err)
 		}
-		if size += len(name) + g.size(v); size > maxSize {
+		if total += len(name) + g.size(v); total > maxSize {
 			return fmt.Errorf("the object's properties would exceed %d bytes", maxSize)
 		}
 		out.set(name, v)
@@ -621,14 +627,14 @@ func (g *gen) array(o *object, src loc, depth int) (any, error) {
 	out := make([]any, 0, n)
 	var itemVal any
 	haveItem := false
-	size := 0
+	total := 0 // bytes of the prefix items built so far
 	for i := range n {
 		if i < len(prefix) {
 			v, err := g.value(prefix[i], src.child(prefixKey, strconv.Itoa(i)), depth+1)
 			if err != nil {
 				return nil, fmt.Errorf("item %d: %w", i, err)
 			}
-			if size += g.size(v); size > maxSize {
+			if total += g.size(v); total > maxSize {
 				return nil, fmt.Errorf("the array's first %d items would exceed %d bytes", i+1, maxSize)
 			}
 			out = append(out, v)
@@ -640,7 +646,7 @@ func (g *gen) array(o *object, src loc, depth int) (any, error) {
 				return nil, fmt.Errorf("items: %w", err)
 			}
 			itemVal, haveItem = v, true
-			if size+(n-len(prefix))*g.size(v) > maxSize {
+			if total+(n-len(prefix))*g.size(v) > maxSize {
 				return nil, fmt.Errorf("%d copies of the items' minimal value would exceed %d bytes", n-len(prefix), maxSize)
 			}
 		}
