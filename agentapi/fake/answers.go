@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/wfrun/wfrun/agentapi/fake/minimal"
+	"github.com/wfrun/wfrun/agentapi/internal/memo"
 	"github.com/wfrun/wfrun/agentapi/schema"
-	"github.com/wfrun/wfrun/internal/memo"
 )
 
 // answers keeps the minimal value of each distinct schema text, so that a

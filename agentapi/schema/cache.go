@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/wfrun/wfrun/internal/memo"
+	"github.com/wfrun/wfrun/agentapi/internal/memo"
 )
 
 // Cache compiles each distinct schema text once; a text that does not

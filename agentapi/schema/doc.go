@@ -25,6 +25,6 @@
 //
 // The package sits beside agentapi: it imports the validator
 // (github.com/santhosh-tekuri/jsonschema/v6, with golang.org/x/text for its
-// messages), the standard library and internal/memo (Cache's bounded map),
-// and none of wfrun's other packages.
+// messages), the standard library and agentapi/internal/memo (Cache's
+// bounded map), and none of wfrun's other packages.
 package schema
