@@ -27,8 +27,8 @@ func TestSchemaCallsWorkOutEachDistinctSchemaOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := p.minimals.m.Len(); n != 2 {
-		t.Errorf("worked out %d minimal values for 2 distinct schemas", n)
+	if n := p.schemas.m.Len(); n != 2 {
+		t.Errorf("the provider keeps %d schemas for 2 distinct schema texts", n)
 	}
 }
 

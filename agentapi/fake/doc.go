@@ -23,8 +23,9 @@
 // a delay, ends the child promptly as cancelled (or timed_out when the
 // context's deadline passed). Run starts no goroutines; a delay is one
 // timer (agentapi.Sleep), stopped before Run returns. A Provider is safe
-// for concurrent use and keeps, per distinct schema text it has seen, one
-// compiled schema and one minimal value, each bounded in number.
+// for concurrent use and keeps, per distinct schema text it has seen (up to
+// a bound), the compiled schema and, once a call needs it, its minimal
+// value.
 //
 // Run returns an error only when the provider is misconfigured (Options held
 // a rule ParseRules would refuse) or the request breaks the agentapi contract

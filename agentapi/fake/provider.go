@@ -25,8 +25,7 @@ type Provider struct {
 	rules []rule
 	err   error // set when Options held a rule ParseRules would refuse
 
-	schemas  schema.Cache // each distinct schema compiled once
-	minimals answers      // each distinct schema's minimal value built once
+	schemas answers // each distinct schema compiled, and its minimal value built, once
 }
 
 // rule is a Rule prepared for Run.
@@ -121,10 +120,10 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 			break
 		}
 	}
-	var sch *schema.Schema
+	var ans *answer
 	if len(req.Schema) > 0 {
 		var err error
-		if sch, err = p.schemas.Get(req.Schema); err != nil {
+		if ans, err = p.schemas.get(req.Schema); err != nil {
 			return agentapi.Result{}, fmt.Errorf("fake: the request's schema does not compile, which the run side should have refused with UNSUPPORTED_SCHEMA: %w", err)
 		}
 	}
@@ -146,14 +145,14 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 	case r != nil && r.timeout:
 		return agentapi.Result{Status: agentapi.StatusTimedOut, Failure: agentapi.FailureTimeout,
 			Error: fmt.Sprintf("the child timed out (fake rule %d)", r.n), Usage: usage(0)}, nil
-	case sch == nil && r != nil && r.hasReply:
+	case ans == nil && r != nil && r.hasReply:
 		return agentapi.Result{Status: agentapi.StatusCompleted, Text: r.text, Usage: usage(len(r.text))}, nil
-	case sch == nil:
+	case ans == nil:
 		return agentapi.Result{Status: agentapi.StatusCompleted, Text: req.Prompt, Usage: usage(len(req.Prompt))}, nil
 	case r != nil && r.hasReply:
-		return structured(sch, r, usage), nil
+		return structured(ans.schema, r, usage), nil
 	}
-	out, err := p.minimals.get(sch)
+	out, err := ans.value()
 	if err != nil {
 		return invalid(fmt.Sprintf("the fake provider cannot build an answer for this schema (%v); add a fake rule whose reply answers this prompt", err), usage(0)), nil
 	}

@@ -18,8 +18,10 @@ type Cache struct {
 
 // Get returns the compiled schema for raw, compiling it on first use.
 func (c *Cache) Get(raw json.RawMessage) (*Schema, error) {
-	return c.m.Get(string(raw), func() (*Schema, error) { return Compile(raw) })
+	return c.m.Get(string(raw), compileText)
 }
+
+func compileText(text string) (*Schema, error) { return Compile(json.RawMessage(text)) }
 
 // StripFences removes a Markdown code fence around a JSON answer (```json …
 // ```), which models add although they are asked not to, and surrounding

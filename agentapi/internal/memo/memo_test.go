@@ -18,9 +18,9 @@ func TestGetBuildsEachKeyOnceUnderConcurrentCalls(t *testing.T) {
 		wg.Go(func() {
 			key := "k" + strconv.Itoa(i%2)
 			for range 50 {
-				v, err := c.Get(key, func() (string, error) {
+				v, err := c.Get(key, func(k string) (string, error) {
 					builds.Add(1)
-					return "value of " + key, nil
+					return "value of " + k, nil
 				})
 				if err != nil || v != "value of "+key {
 					t.Errorf("Get(%q) = %q, %v", key, v, err)
@@ -33,6 +33,9 @@ func TestGetBuildsEachKeyOnceUnderConcurrentCalls(t *testing.T) {
 	if n := builds.Load(); n != 2 {
 		t.Errorf("build ran %d times for 2 keys", n)
 	}
+	if n := c.Len(); n != 2 {
+		t.Errorf("Len = %d after racing calls for 2 keys", n)
+	}
 }
 
 func TestGetKeepsAnErrorLikeAValue(t *testing.T) {
@@ -40,7 +43,7 @@ func TestGetKeepsAnErrorLikeAValue(t *testing.T) {
 	boom := errors.New("boom")
 	builds := 0
 	for range 3 {
-		_, err := c.Get("bad", func() (int, error) { builds++; return 0, boom })
+		_, err := c.Get("bad", func(string) (int, error) { builds++; return 0, boom })
 		if !errors.Is(err, boom) {
 			t.Fatalf("Get = %v, want the build's error", err)
 		}
@@ -50,11 +53,18 @@ func TestGetKeepsAnErrorLikeAValue(t *testing.T) {
 	}
 }
 
+func TestGetFindingItsKeyDoesNotAllocate(t *testing.T) {
+	var c Map[int]
+	c.Get("7", strconv.Atoi)
+	if n := testing.AllocsPerRun(100, func() { c.Get("7", strconv.Atoi) }); n > 0 {
+		t.Errorf("Get of a known key allocates %v times", n)
+	}
+}
+
 func TestMapStartsOverPastMax(t *testing.T) {
 	var c Map[int]
-	build := func(i int) func() (int, error) { return func() (int, error) { return i, nil } }
 	for i := range Max + 10 {
-		if v, _ := c.Get(strconv.Itoa(i), build(i)); v != i {
+		if v, _ := c.Get(strconv.Itoa(i), strconv.Atoi); v != i {
 			t.Fatalf("Get(%d) = %d", i, v)
 		}
 	}
@@ -67,7 +77,7 @@ func TestMapStartsOverPastMax(t *testing.T) {
 		t.Errorf("the map holds %d keys, want 10", held)
 	}
 	rebuilt := false
-	c.Get("0", func() (int, error) { rebuilt = true; return 0, nil })
+	c.Get("0", func(string) (int, error) { rebuilt = true; return 0, nil })
 	if !rebuilt {
 		t.Error("a key forgotten when the map started over was not built again")
 	}
