@@ -12,7 +12,8 @@
 //     replaces the computed token counts. A rule with none of Reply, Fail
 //     and Timeout answers as if no rule matched, after its delay.
 //   - Without a matching rule, a text call replies with its prompt and a
-//     schema call with the schema's minimal value (schema.Minimal).
+//     schema call with the smallest value the schema accepts, which
+//     sub-package minimal builds (see minimal.Value for how it is chosen).
 //   - A schema call's answer is validated against the schema; an answer
 //     that does not satisfy it fails the child with invalid_output.
 //   - Usage, unless a rule gives it: inputTokens = ceil(len(prompt)/4) and
@@ -21,8 +22,10 @@
 // Run honours its context: a context already done, or one that ends during
 // a delay, ends the child promptly as cancelled (or timed_out when the
 // context's deadline passed). Run starts no goroutines; a delay is one
-// timer, stopped before Run returns. A Provider is safe for concurrent use
-// and keeps one compiled schema per distinct schema text it has seen.
+// timer (agentapi.Sleep), stopped before Run returns. A Provider is safe
+// for concurrent use and keeps, per distinct schema text it has seen (up to
+// a bound), the compiled schema and, once a call needs it, its minimal
+// value.
 //
 // Run returns an error only when the provider is misconfigured (Options held
 // a rule ParseRules would refuse) or the request breaks the agentapi contract

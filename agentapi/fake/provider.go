@@ -31,7 +31,7 @@ type Provider struct {
 	err      error        // set when Options held a rule ParseRules would refuse
 	personas *persona.Set // nil: any agentType is accepted
 
-	schemas schema.Cache // each distinct schema compiled once
+	schemas answers // each distinct schema compiled, and its minimal value built, once
 }
 
 // rule is a Rule prepared for Run.
@@ -129,10 +129,10 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 			break
 		}
 	}
-	var sch *schema.Schema
+	var ans *answer
 	if len(req.Schema) > 0 {
 		var err error
-		if sch, err = p.schemas.Get(req.Schema); err != nil {
+		if ans, err = p.schemas.get(req.Schema); err != nil {
 			return agentapi.Result{}, fmt.Errorf("fake: the request's schema does not compile, which the run side should have refused with UNSUPPORTED_SCHEMA: %w", err)
 		}
 	}
@@ -145,7 +145,7 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 		return agentapi.Usage{InputTokens: in, OutputTokens: tokens(out)}
 	}
 
-	if r != nil && r.delay > 0 && !wait(ctx, r.delay) {
+	if r != nil && r.delay > 0 && agentapi.Sleep(ctx, r.delay) != nil {
 		return ended(ctx, usage(0)), nil
 	}
 	switch {
@@ -154,14 +154,14 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 	case r != nil && r.timeout:
 		return agentapi.Result{Status: agentapi.StatusTimedOut, Failure: agentapi.FailureTimeout,
 			Error: fmt.Sprintf("the child timed out (fake rule %d)", r.n), Usage: usage(0)}, nil
-	case sch == nil && r != nil && r.hasReply:
+	case ans == nil && r != nil && r.hasReply:
 		return agentapi.Result{Status: agentapi.StatusCompleted, Text: r.text, Usage: usage(len(r.text))}, nil
-	case sch == nil:
+	case ans == nil:
 		return agentapi.Result{Status: agentapi.StatusCompleted, Text: req.Prompt, Usage: usage(len(req.Prompt))}, nil
 	case r != nil && r.hasReply:
-		return structured(sch, r, usage), nil
+		return structured(ans.schema, r, usage), nil
 	}
-	out, err := sch.Minimal()
+	out, err := ans.value()
 	if err != nil {
 		return invalid(fmt.Sprintf("the fake provider cannot build an answer for this schema (%v); add a fake rule whose reply answers this prompt", err), usage(0)), nil
 	}
@@ -182,19 +182,6 @@ func structured(sch *schema.Schema, r *rule, usage func(int) agentapi.Usage) age
 
 func invalid(msg string, u agentapi.Usage) agentapi.Result {
 	return agentapi.Result{Status: agentapi.StatusFailed, Failure: agentapi.FailureInvalidOutput, Error: msg, Usage: u}
-}
-
-// wait sleeps for d and reports whether it slept the whole time; it returns
-// false as soon as ctx is done.
-func wait(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // ended is the result of a child whose context ended before its outcome.

@@ -1,10 +1,14 @@
 package fake
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/schema"
 )
 
 func TestParseRulesRefusesBadFilesWithASentenceNamingTheRule(t *testing.T) {
@@ -84,8 +88,9 @@ func TestLoadRulesNamesTheFile(t *testing.T) {
 	}
 }
 
-// FuzzParseRules: ParseRules never panics, and a provider built from
-// accepted rules runs any prompt without panicking.
+// FuzzParseRules: ParseRules never panics, a provider built from accepted
+// rules runs any prompt without an error, and every completed schema call
+// answers with a value that satisfies the schema.
 func FuzzParseRules(f *testing.F) {
 	if data, err := os.ReadFile(filepath.Join("testdata", "audit-pipeline.rules.json")); err == nil {
 		f.Add(data, "Audit api/users.go now")
@@ -93,9 +98,20 @@ func FuzzParseRules(f *testing.F) {
 	f.Add([]byte(`{"rules": [{"match": "a", "reply": "\"{}\"", "usage": {"inputTokens": 1}}]}`), "a")
 	f.Add([]byte(`{"rules": [{"match": "(", "fail": "x"}]}`), "")
 	f.Add([]byte(`{"rules": [{"match": "^", "timeout": true}]}`), "x")
+	f.Add([]byte(`{"rules": [{"match": "b", "reply": {"a": "ok"}}, {"match": "c", "reply": "{\"a\": 1}"}, {"match": "d", "reply": "not json"}]}`), "bcd")
+	f.Add([]byte(`{"rules": [{"match": "(?i)Ä+", "delayMs": 0, "reply": null, "usage": {"inputTokens": 0, "outputTokens": 0, "costUSD": 0}}]}`), "ää")
+	f.Add([]byte(`{"rules": [{"match": "x", "reply": 1}], "rules": []}`), "x")
+	const answer = `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`
+	sch, err := schema.Compile(json.RawMessage(answer))
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, prompt string) {
 		rs, err := ParseRules(data)
 		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("ParseRules refused the file with an empty message")
+			}
 			return
 		}
 		for _, r := range rs.Rules {
@@ -104,10 +120,10 @@ func FuzzParseRules(f *testing.F) {
 			}
 		}
 		p := New(Options{Rules: rs})
-		for _, sch := range []string{"", `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`} {
+		for _, text := range []string{"", answer} {
 			req := textRequest(prompt)
-			if sch != "" {
-				req.Schema = []byte(sch)
+			if text != "" {
+				req.Schema = []byte(text)
 			}
 			res, err := p.Run(t.Context(), req)
 			if err != nil {
@@ -115,6 +131,11 @@ func FuzzParseRules(f *testing.F) {
 			}
 			if !res.Status.Valid() {
 				t.Fatalf("Run returned status %q", res.Status)
+			}
+			if text != "" && res.Status == agentapi.StatusCompleted {
+				if err := sch.Validate(res.Output); err != nil {
+					t.Fatalf("a completed schema call answered %s, which does not satisfy the schema: %v", res.Output, err)
+				}
 			}
 		}
 	})

@@ -49,21 +49,9 @@ func (g *gate) wait(ctx context.Context) error {
 		if d <= 0 {
 			return ctx.Err()
 		}
-		if err := sleep(ctx, d); err != nil {
+		if err := agentapi.Sleep(ctx, d); err != nil {
 			return err
 		}
-	}
-}
-
-// sleep waits d, or returns ctx's error when ctx ends first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 
@@ -172,7 +160,7 @@ func (p *Provider) complete(ctx context.Context, creq goopenai.ChatCompletionReq
 			p.gate.pause(time.Now().Add(delay))
 			continue // the gate does the waiting, for every child
 		}
-		if err := sleep(ctx, delay); err != nil {
+		if err := agentapi.Sleep(ctx, delay); err != nil {
 			return resp, err
 		}
 	}

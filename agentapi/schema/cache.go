@@ -3,38 +3,25 @@ package schema
 import (
 	"encoding/json"
 	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/wfrun/wfrun/agentapi/internal/memo"
 )
 
-// maxCached bounds a Cache. Past it the cache starts over: a script uses a
-// handful of distinct schemas, so this only guards against unbounded growth.
-const maxCached = 1024
-
-// Cache compiles each distinct schema text once. The zero value is ready to
-// use and safe for concurrent use; providers keep one each.
+// Cache compiles each distinct schema text once; a text that does not
+// compile keeps its error. The zero value is ready to use and safe for
+// concurrent use; providers keep one each. It holds at most memo.Max texts,
+// then starts over: a script uses a handful of distinct schemas, so this
+// only guards against unbounded growth.
 type Cache struct {
-	m sync.Map // string(schema text) → *Schema
-	n atomic.Int64
+	m memo.Map[*Schema] // schema text → compiled schema
 }
 
 // Get returns the compiled schema for raw, compiling it on first use.
 func (c *Cache) Get(raw json.RawMessage) (*Schema, error) {
-	key := string(raw)
-	if v, ok := c.m.Load(key); ok {
-		return v.(*Schema), nil
-	}
-	s, err := Compile(raw)
-	if err != nil {
-		return nil, err
-	}
-	if c.n.Add(1) > maxCached {
-		c.m.Clear()
-		c.n.Store(1)
-	}
-	v, _ := c.m.LoadOrStore(key, s)
-	return v.(*Schema), nil
+	return c.m.Get(string(raw), compileText)
 }
+
+func compileText(text string) (*Schema, error) { return Compile(json.RawMessage(text)) }
 
 // StripFences removes a Markdown code fence around a JSON answer (```json …
 // ```), which models add although they are asked not to, and surrounding

@@ -19,7 +19,7 @@ func TestCache_CompilesEachDistinctTextOnce(t *testing.T) {
 		}
 		_, _ = c.Get(b)
 	}
-	if n := c.n.Load(); n != 2 {
+	if n := c.m.Len(); n != 2 {
 		t.Fatalf("compiled %d schemas, want 2", n)
 	}
 	if _, err := c.Get(json.RawMessage(`{"type":"array"}`)); err == nil {

@@ -1,5 +1,5 @@
-// Package schema compiles, checks and satisfies the JSON Schemas that
-// scripts pass to agent() for structured output.
+// Package schema compiles and checks the JSON Schemas that scripts pass to
+// agent() for structured output.
 //
 // A script's schema describes one child's answer. Compile turns the schema
 // text into a Schema, refusing anything that cannot describe an answer: text
@@ -12,14 +12,19 @@
 //
 // Validate checks an answer (JSON text) against a compiled Schema, with
 // format assertions on, and explains a mismatch as a short list of failing
-// locations. Minimal builds the smallest answer that satisfies the schema;
-// the fake provider replies with it when no rule matches (docs/providers.md, "The fake provider").
-// Minimal keeps object keys in the schema's "properties" order, so its
-// output is byte-for-byte deterministic.
+// locations. A Schema holds its text and its compiled validator, nothing
+// more; it is immutable after Compile and safe for concurrent use. Cache
+// compiles each distinct schema text once, for providers that see the same
+// schema in many calls, and StripFences removes the Markdown code fence that
+// models put around JSON answers.
+//
+// NewCompiler hands out a validator compiler configured as Compile's own,
+// for code that must check parts of a schema by location; the fake
+// provider's generator of minimal answers (agentapi/fake/minimal) is that
+// code, and it lives with the fake provider because nothing else needs it.
 //
 // The package sits beside agentapi: it imports the validator
 // (github.com/santhosh-tekuri/jsonschema/v6, with golang.org/x/text for its
-// messages) and the standard library, and
-// none of wfrun's other packages. A Schema is immutable after Compile and
-// safe for concurrent use.
+// messages), the standard library and agentapi/internal/memo (Cache's
+// bounded map), and none of wfrun's other packages.
 package schema

@@ -6,31 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// baseURL names the answer schema inside the validator. The host is
-// reserved (.invalid), so nothing can ever be fetched from it.
-const baseURL = "https://schema.wfrun.invalid/answer.json"
+// DocumentURL names the answer schema inside the validator. The host is
+// reserved (.invalid), so nothing can ever be fetched from it; messages for
+// people never show it.
+const DocumentURL = "https://schema.wfrun.invalid/answer.json"
 
 // Schema is a compiled JSON Schema for a child's answer. It is immutable
 // after Compile and safe for concurrent use.
 type Schema struct {
 	raw      json.RawMessage
 	compiled *jsonschema.Schema
-
-	// The compiler stays alive so that Minimal can compile sub-schemas by
-	// location, to check each part of the value it builds. Compiler is not
-	// safe for concurrent use; mu guards it and subs.
-	mu       sync.Mutex
-	compiler *jsonschema.Compiler
-	subs     map[string]*jsonschema.Schema
-
-	minOnce sync.Once
-	minimal json.RawMessage
-	minErr  error
 }
 
 // Compile checks that raw is a usable JSON Schema for an answer and compiles
@@ -60,23 +49,35 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 		return nil, err
 	}
 
+	c, err := NewCompiler(doc)
+	if err != nil {
+		return nil, err
+	}
+	compiled, err := c.Compile(DocumentURL)
+	if err != nil {
+		return nil, compileError(err)
+	}
+	return &Schema{raw: append(json.RawMessage(nil), raw...), compiled: compiled}, nil
+}
+
+// NewCompiler returns a validator compiler set up the way Compile sets up
+// its own, for code that must compile parts of a schema by location (the
+// fake provider's generator checks each part of the value it builds): draft
+// 2020-12 unless $schema names another, format assertions on, and a loader
+// that refuses every URL, so nothing is fetched. doc is a decoded schema
+// (jsonschema.UnmarshalJSON) that has passed Compile; it is registered at
+// DocumentURL, so the part at JSON pointer /p/q compiles as
+// DocumentURL+"#/p/q" (each token URL-escaped). A Compiler is not safe for
+// concurrent use.
+func NewCompiler(doc any) (*jsonschema.Compiler, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(refusingLoader{})
-	if err := c.AddResource(baseURL, doc); err != nil {
+	if err := c.AddResource(DocumentURL, doc); err != nil {
 		return nil, fmt.Errorf("the schema cannot be registered with the validator (%v): this is a bug in wfrun, please report it", err)
 	}
-	compiled, err := c.Compile(baseURL)
-	if err != nil {
-		return nil, compileError(err)
-	}
-	return &Schema{
-		raw:      append(json.RawMessage(nil), raw...),
-		compiled: compiled,
-		compiler: c,
-		subs:     make(map[string]*jsonschema.Schema),
-	}, nil
+	return c, nil
 }
 
 // Raw returns the schema text as it was given to Compile. The caller must
@@ -172,8 +173,8 @@ func compileError(err error) error {
 // shortURL removes wfrun's internal base URL from s, so that messages show
 // locations as the author wrote them.
 func shortURL(s string) string {
-	s = strings.ReplaceAll(s, baseURL, "")
-	return strings.ReplaceAll(s, baseURL[:strings.LastIndexByte(baseURL, '/')+1], "")
+	s = strings.ReplaceAll(s, DocumentURL, "")
+	return strings.ReplaceAll(s, DocumentURL[:strings.LastIndexByte(DocumentURL, '/')+1], "")
 }
 
 // fragment renders a schema URL as the JSON pointer inside the schema.

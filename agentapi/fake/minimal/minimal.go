@@ -1,6 +1,7 @@
-package schema
+package minimal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,55 +11,84 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wfrun/wfrun/agentapi/schema"
 )
 
-// maxDepth bounds how deep Minimal descends (properties, items, $ref hops
+// maxDepth bounds how deep Value descends (properties, items, $ref hops
 // and branches together), so that a recursive schema ends.
 const maxDepth = 64
 
 // maxItems and maxSize bound the minimal value of an absurd schema
-// (minItems: 1e9), so that Minimal fails instead of exhausting memory.
+// (minItems: 1e9), so that Value fails instead of exhausting memory.
 const (
 	maxItems = 10000
 	maxSize  = 1 << 20
 )
 
-// Minimal returns the smallest value that satisfies the schema (DESIGN.md
-// §6): required properties only, in "properties" order; const; the first
-// enum value; the first oneOf/anyOf branch that works; allOf merged; "" or
-// minLength 'a's (a fixed example for known formats, a generated match for
-// a pattern); 0 or the nearest allowed number; false; [] or minItems
-// copies; null for type null; the first of several types. $ref is followed
-// within the schema.
+// maxWork bounds the work of one Value call, counted as nodeWork for every
+// schema node visited plus the bytes of every candidate encoded to be
+// checked, so that a schema whose alternatives multiply (an anyOf inside a
+// recursive $ref, say) ends with an error after a bounded search instead of
+// searching for hours.
+const (
+	maxWork  = 32 << 20
+	nodeWork = 1 << 10
+)
+
+// errTooMuchWork ends a search that has spent maxWork. An example would not
+// help (examples are tried after the search), so it asks for a simpler
+// schema.
+var errTooMuchWork = errors.New("no minimal value could be built for the schema: its alternatives (anyOf, oneOf, recursive $refs) multiply past the search wfrun makes, so it gave up; simplify them")
+
+// Value returns the smallest value that satisfies s (docs/providers.md,
+// "The fake provider"): required properties only, in "properties" order;
+// const; the first enum value; the first oneOf/anyOf branch that works;
+// allOf merged; "" or minLength 'a's (a fixed example for known formats, a
+// generated match for a pattern); 0 or the nearest allowed number; false;
+// [] or minItems copies; null for type null; the first of several types.
+// $ref is followed within the schema.
 //
 // Each part is checked against its own sub-schema as it is built, falling
 // back to the part's enum, examples and default values; the whole value is
-// validated before it is returned. A schema that defeats all of this (an
-// unsatisfiable one, say) is an error. The result is computed once; each
-// call returns a fresh copy.
-func (s *Schema) Minimal() (json.RawMessage, error) {
-	s.minOnce.Do(func() { s.minimal, s.minErr = s.buildMinimal() })
-	if s.minErr != nil {
-		return nil, s.minErr
-	}
-	return append(json.RawMessage(nil), s.minimal...), nil
-}
-
-func (s *Schema) buildMinimal() (json.RawMessage, error) {
-	root, err := parseOrdered(s.raw)
+// validated with s before it is returned. A schema that defeats all of this
+// (an unsatisfiable one, say) is an error whose sentence asks for an
+// example. Value compiles the parts it checks on every call, so a caller
+// that answers the same schema often keeps the result.
+func Value(s *schema.Schema) (json.RawMessage, error) {
+	root, err := parseOrdered(s.Raw())
 	if err != nil { // Compile parsed the same text, so this cannot happen
 		return nil, fmt.Errorf("the schema cannot be read again (%v)", err)
 	}
-	g := &gen{s: s, root: root}
-	v, err := g.value(root, here(""), 0)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(s.Raw()))
 	if err != nil {
-		return nil, fmt.Errorf("no minimal value could be built for the schema (%v): give the schema an example under \"examples\"", err)
+		return nil, fmt.Errorf("the schema cannot be read again (%v)", err)
+	}
+	c, err := schema.NewCompiler(doc)
+	if err != nil {
+		return nil, err
+	}
+	g := &gen{root: root, compiler: c, subs: make(map[string]*jsonschema.Schema)}
+	v, err := g.value(root, here(""), 0)
+	if g.err != nil { // the search was cut short: say so rather than show a guess
+		return nil, g.err
+	}
+	if err != nil {
+		return nil, noValue(err)
 	}
 	out := encode(v)
+	if len(out) > maxSize {
+		return nil, fmt.Errorf("the smallest value wfrun could build for the schema has %d bytes, over the limit of %d: give the schema a smaller example under \"examples\"", len(out), maxSize)
+	}
 	if err := s.Validate(out); err != nil {
 		return nil, fmt.Errorf("the smallest value wfrun could build for the schema, %s, does not satisfy it (%v): give the schema a valid example under \"examples\"", truncate(string(out), 200), unprefix(err))
 	}
 	return out, nil
+}
+
+// noValue is Value's error when the search failed.
+func noValue(err error) error {
+	return fmt.Errorf("no minimal value could be built for the schema (%v): give the schema an example under \"examples\"", err)
 }
 
 // loc is the JSON pointer of a sub-schema inside the document, when the
@@ -85,16 +115,42 @@ func (l loc) child(tokens ...string) loc {
 	return here(p)
 }
 
-// gen builds one minimal value. It lives for one buildMinimal call.
+// gen builds one minimal value. It lives for one Value call, on one
+// goroutine.
 type gen struct {
-	s    *Schema
-	root any
+	root     any                           // the schema in ordered form
+	compiler *jsonschema.Compiler          // compiles parts of the schema by location
+	subs     map[string]*jsonschema.Schema // compiled parts by JSON pointer; nil: not compilable alone
+
+	work int   // spent so far, against maxWork
+	err  error // errTooMuchWork once work passed maxWork; every later node fails with it
+}
+
+// spend adds n to the work done and reports errTooMuchWork once the total
+// passes maxWork.
+func (g *gen) spend(n int) error {
+	g.work += n
+	if g.work > maxWork {
+		g.err = errTooMuchWork
+	}
+	return g.err
+}
+
+// size is the encoded size of v, counted as work.
+func (g *gen) size(v any) int {
+	n := len(encode(v))
+	g.work += n
+	return n
 }
 
 // valid reports whether v satisfies the sub-schema at l. An unknown
 // location, or one the validator cannot compile alone, counts as valid:
-// the final check of the whole value decides.
+// the final check of the whole value decides. Once the work budget is
+// spent nothing is valid, so that the search unwinds at once.
 func (g *gen) valid(l loc, v any) bool {
+	if g.err != nil {
+		return false // the search is over; Value reports why
+	}
 	if !l.known {
 		return true
 	}
@@ -102,7 +158,9 @@ func (g *gen) valid(l loc, v any) bool {
 	if sch == nil {
 		return true
 	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(encode(v))))
+	text := encode(v)
+	g.work += len(text)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
 	if err != nil {
 		return false
 	}
@@ -110,12 +168,7 @@ func (g *gen) valid(l loc, v any) bool {
 }
 
 func (g *gen) sub(ptr string) *jsonschema.Schema {
-	if ptr == "" {
-		return g.s.compiled
-	}
-	g.s.mu.Lock()
-	defer g.s.mu.Unlock()
-	if sch, ok := g.s.subs[ptr]; ok {
+	if sch, ok := g.subs[ptr]; ok {
 		return sch
 	}
 	var frag strings.Builder
@@ -123,11 +176,11 @@ func (g *gen) sub(ptr string) *jsonschema.Schema {
 		frag.WriteByte('/')
 		frag.WriteString(url.PathEscape(tok))
 	}
-	sch, err := g.s.compiler.Compile(baseURL + "#" + frag.String())
+	sch, err := g.compiler.Compile(schema.DocumentURL + "#" + frag.String())
 	if err != nil {
 		sch = nil
 	}
-	g.s.subs[ptr] = sch
+	g.subs[ptr] = sch
 	return sch
 }
 
@@ -142,6 +195,9 @@ func (g *gen) value(node any, l loc, depth int) (any, error) {
 func (g *gen) valueFrom(node any, l, src loc, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, errors.New("the schema nests or recurses too deeply")
+	}
+	if err := g.spend(nodeWork); err != nil {
+		return nil, err
 	}
 	switch n := node.(type) {
 	case bool:
@@ -253,6 +309,9 @@ func (g *gen) valueFrom(node any, l, src loc, depth int) (any, error) {
 func (g *gen) flatten(o *object, l loc, depth int) (*object, loc, error) {
 	src := l
 	for range maxDepth {
+		if err := g.spend(nodeWork); err != nil {
+			return nil, nowhere, err
+		}
 		if ref, ok := o.vals["$ref"].(string); ok {
 			target, tl, err := g.resolve(ref)
 			if err != nil {
@@ -309,7 +368,7 @@ func onlyAnnotations(o *object) bool {
 }
 
 // resolve follows a $ref inside the document: "#", "#/json/pointer" or
-// "#anchor". Anything else is outside what Minimal can follow.
+// "#anchor". Anything else is outside what Value can follow.
 func (g *gen) resolve(ref string) (*object, loc, error) {
 	frag, ok := strings.CutPrefix(ref, "#")
 	if !ok {
@@ -458,11 +517,15 @@ func (g *gen) object(o *object, src loc, depth int) (any, error) {
 			}
 		}
 	}
+	total := 0 // bytes of the properties built so far
 	add := func(name string) error {
 		schema, at := g.propertySchema(o, props, name, src)
 		v, err := g.value(schema, at, depth+1)
 		if err != nil {
 			return fmt.Errorf("property %q: %w", name, err)
+		}
+		if total += len(name) + g.size(v); total > maxSize {
+			return fmt.Errorf("the object's properties would exceed %d bytes", maxSize)
 		}
 		out.set(name, v)
 		return nil
@@ -564,11 +627,15 @@ func (g *gen) array(o *object, src loc, depth int) (any, error) {
 	out := make([]any, 0, n)
 	var itemVal any
 	haveItem := false
+	total := 0 // bytes of the prefix items built so far
 	for i := range n {
 		if i < len(prefix) {
 			v, err := g.value(prefix[i], src.child(prefixKey, strconv.Itoa(i)), depth+1)
 			if err != nil {
 				return nil, fmt.Errorf("item %d: %w", i, err)
+			}
+			if total += g.size(v); total > maxSize {
+				return nil, fmt.Errorf("the array's first %d items would exceed %d bytes", i+1, maxSize)
 			}
 			out = append(out, v)
 			continue
@@ -579,7 +646,7 @@ func (g *gen) array(o *object, src loc, depth int) (any, error) {
 				return nil, fmt.Errorf("items: %w", err)
 			}
 			itemVal, haveItem = v, true
-			if (n-len(prefix))*len(encode(v)) > maxSize {
+			if total+(n-len(prefix))*g.size(v) > maxSize {
 				return nil, fmt.Errorf("%d copies of the items' minimal value would exceed %d bytes", n-len(prefix), maxSize)
 			}
 		}

@@ -1,4 +1,4 @@
-package schema
+package minimal
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 )
 
 // merge returns one schema that asks for what a and b both ask for, as far
-// as Minimal needs it: sub-schemas that meet are joined with allOf, lists
+// as Value needs it: sub-schemas that meet are joined with allOf, lists
 // of required names are united, lower bounds take the larger value and
 // upper bounds the smaller, types and enums intersect. Keywords it cannot
 // combine keep a's value; the validator checks the result in the end.
