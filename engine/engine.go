@@ -14,6 +14,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/runtime"
+	"github.com/wfrun/wfrun/runtime/isolate"
 )
 
 // Defaults for a zero Config.
@@ -73,6 +74,14 @@ type Config struct {
 	MaxResultBytes int
 	// MaxCallStackSize limits script recursion. 0 means the sandbox default.
 	MaxCallStackSize int
+	// Isolate says where runs execute their scripts: IsolateNone ("", the
+	// default) in this process, IsolateProcess each in a child process of
+	// its own, with an operating-system memory limit and no file system, so
+	// that a script that crashes or exhausts its VM ends only its own run. A
+	// request may ask for more isolation, never less. IsolateProcess needs
+	// Init at the top of main.
+	Isolate Isolation
+
 	// MaxMemory is the memory budget of a run in bytes, and the most a
 	// request may ask for (requests may lower it): builtins that would
 	// allocate past it, and a script that grows the heap past it while
@@ -218,14 +227,19 @@ func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, err
 
 	r.emit(Event{Type: EventRunStart, RunID: r.id, Time: time.Now(), Meta: &r.meta, Warnings: r.warnings,
 		Concurrency: p.cfg.Concurrency})
-	go e.execute(runCtx, r, p.cfg)
+	go e.execute(runCtx, r, p.cfg, p.isolate)
 	return r, nil
 }
 
 // execute runs r on its own goroutine (the run's loop goroutine) and settles it.
-func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config) {
+func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config, iso Isolation) {
 	start := time.Now()
-	out := runtime.Run(ctx, cfg)
+	var out runtime.Outcome
+	if iso == IsolateProcess {
+		out = isolate.Run(ctx, cfg)
+	} else {
+		out = runtime.Run(ctx, cfg)
+	}
 	res := WorkflowResult{
 		RunID: r.id, Value: out.Value, StopReason: StopCompleted,
 		AgentsSpawned: out.AgentsSpawned, Agents: out.Agents, Usage: out.Usage, Worktrees: out.Worktrees,

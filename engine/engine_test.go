@@ -21,7 +21,10 @@ import (
 	"github.com/wfrun/wfrun/internal/eventcheck"
 )
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	engine.Init() // isolated runs and sandboxed tools re-execute this test binary
+	leaktest.VerifyTestMain(m)
+}
 
 const trivial = `export const meta = { name: 'trivial', description: 'one agent' }
 return { answer: await agent('say hi') }`

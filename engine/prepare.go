@@ -13,6 +13,7 @@ import (
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
 	"github.com/wfrun/wfrun/runtime"
+	"github.com/wfrun/wfrun/runtime/isolate"
 	"github.com/wfrun/wfrun/sandbox"
 )
 
@@ -23,6 +24,36 @@ type prepared struct {
 	warnings []string
 	provider agentapi.Provider
 	cfg      runtime.Config
+	isolate  Isolation
+}
+
+// Isolation says where a run's script executes.
+type Isolation string
+
+// The isolations.
+const (
+	IsolateNone    Isolation = "none"    // in the engine's process (also "")
+	IsolateProcess Isolation = "process" // in a child process of its own
+)
+
+// isolation resolves the request's isolation against the engine's: a
+// request may raise it, never lower it.
+func (e *Engine) isolation(req WorkflowStartRequest) (Isolation, error) {
+	want := e.cfg.Isolate
+	switch req.Isolate {
+	case "", IsolateNone:
+	case IsolateProcess:
+		want = IsolateProcess
+	default:
+		return "", wferr.New(wferr.InvalidRequest, "isolate %q is not an isolation: use \"process\" (a child process per run) or \"none\"", req.Isolate)
+	}
+	if want != IsolateProcess {
+		return IsolateNone, nil
+	}
+	if !isolate.Available() {
+		return "", isolate.ErrUnavailable
+	}
+	return IsolateProcess, nil
 }
 
 // prepare runs every pre-check of Start without running anything, in the
@@ -49,10 +80,14 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 		return nil, err
 	}
 	warnings = append(append(warnings, modelWarnings(m, provider)...), callWarnings...)
+	iso, err := e.isolation(req)
+	if err != nil {
+		return nil, err
+	}
 	cfg, limitWarnings := e.limits(req)
 	cfg.Parent, cfg.Script, cfg.Args, cfg.Meta, cfg.Provider = req.Parent, cs.script, req.Args, m, provider
 	cfg.LoadWorkflow = e.workflowLoader()
-	return &prepared{script: cs.script, meta: m, warnings: append(warnings, limitWarnings...), provider: provider, cfg: cfg}, nil
+	return &prepared{script: cs.script, meta: m, warnings: append(warnings, limitWarnings...), provider: provider, cfg: cfg, isolate: iso}, nil
 }
 
 // checkRequestFields checks what the request says about itself: an owner,

@@ -36,6 +36,9 @@ type WorkflowStartRequest struct {
 	BudgetTokens int64 `json:"budgetTokens,omitempty"`
 	// MaxMemoryBytes lowers (never raises) the engine's memory budget of a run.
 	MaxMemoryBytes int64 `json:"maxMemoryBytes,omitempty"`
+	// Isolate asks for the run's script to execute in a child process
+	// ("process"); it may raise the engine's isolation, never lower it.
+	Isolate Isolation `json:"isolate,omitempty"`
 
 	// Background says the caller will not wait for the run: it counts
 	// against the owner's limit of background runs (Config.MaxBackgroundRuns).

@@ -86,13 +86,14 @@ func TestCancel_UnawaitedChildrenAreCancelledWhenScriptSettles(t *testing.T) {
 }
 
 func TestCancel_ProviderIgnoringCancellationCannotHoldTheRunOpen(t *testing.T) {
-	release := make(chan struct{})
+	release, started := make(chan struct{}), make(chan struct{})
 	p := &funcProvider{name: "deaf", caps: agentapi.All(), run: func(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+		close(started)
 		<-release // ignores ctx
 		return agentapi.Result{Status: agentapi.StatusCompleted, Text: "late"}, nil
 	}}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() { time.Sleep(20 * time.Millisecond); cancel(CancelledError("stop")) }()
+	go func() { <-started; cancel(CancelledError("stop")) }()
 	start := time.Now()
 	out, rec := run(t, harness{ctx: ctx, leaveDraining: true}, `return await agent('x')`,
 		withProvider(p), func(c *Config) { c.CancelGrace = 100 * time.Millisecond })

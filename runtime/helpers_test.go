@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,14 +14,32 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
+	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/internal/eventcheck"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
 	. "github.com/wfrun/wfrun/runtime"
+	"github.com/wfrun/wfrun/runtime/isolate"
 	"github.com/wfrun/wfrun/sandbox"
 )
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// Isolated runs re-execute this test binary as the child process.
+	workspace.Dispatch(map[string]func([]string) int{isolate.ModeWord: isolate.Main})
+	leaktest.VerifyTestMain(m)
+}
+
+// isolated says the suite runs every script in a child process
+// (WFRUN_TEST_ISOLATE=process): the same tests, the other mode.
+var isolated = os.Getenv("WFRUN_TEST_ISOLATE") == "process"
+
+// runMode runs cfg the way the suite's mode says.
+func runMode(ctx context.Context, cfg Config) Outcome {
+	if isolated {
+		return isolate.Run(ctx, cfg)
+	}
+	return Run(ctx, cfg)
+}
 
 // harness says how run sets a script going; its zero value is what most
 // tests want.
@@ -56,7 +75,7 @@ func run(t *testing.T, h harness, src string, opts ...func(*Config)) (Outcome, *
 	for _, o := range opts {
 		o(&cfg)
 	}
-	out := Run(ctx, cfg)
+	out := runMode(ctx, cfg)
 	if err := eventcheck.Check(rec.Events(), eventcheck.Options{Concurrency: cfg.Concurrency}); err != nil {
 		t.Errorf("event invariants: %v", err)
 	}

@@ -138,7 +138,7 @@ type run struct {
 // ended. ctx cancels the run: its cause decides the error (a *wferr.Error
 // cause is used as is; anything else becomes CANCELLED).
 func Run(ctx context.Context, cfg Config) Outcome {
-	cfg = withDefaults(cfg)
+	cfg = WithDefaults(cfg)
 	r := &run{
 		cfg:     cfg,
 		schemas: make(map[string]*schema.Schema),
@@ -198,7 +198,9 @@ func Run(ctx context.Context, cfg Config) Outcome {
 
 func (r *run) closeDrained() { r.drainedOnce.Do(func() { close(r.drained) }) }
 
-func withDefaults(cfg Config) Config {
+// WithDefaults returns cfg with every zero field set to its default, as
+// Run does before running it.
+func WithDefaults(cfg Config) Config {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = DefaultConcurrency
 	}

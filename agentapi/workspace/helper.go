@@ -26,6 +26,11 @@ var initialised atomic.Bool
 
 func helperAvailable() bool { return initialised.Load() }
 
+// Initialized reports whether Init (or Dispatch) ran in this process, so
+// that re-executing os.Executable() with HelperArg reaches the helper modes
+// rather than the program's ordinary main.
+func Initialized() bool { return helperAvailable() }
+
 // Init must be the first call in main of every program whose children run
 // sandboxed commands (wfrun calls it through engine.Init, test binaries in
 // TestMain). When the process was started as the helper it never returns:

@@ -19,7 +19,10 @@ import (
 	"github.com/wfrun/wfrun/internal/leaktest"
 )
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	engine.Init() // isolated runs and sandboxed tools re-execute this test binary
+	leaktest.VerifyTestMain(m)
+}
 
 // streams records each run's events and checks them once the engine has closed.
 type streams struct {

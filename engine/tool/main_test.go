@@ -13,7 +13,10 @@ import (
 	"github.com/wfrun/wfrun/internal/leaktest"
 )
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	engine.Init() // isolated runs and sandboxed tools re-execute this test binary
+	leaktest.VerifyTestMain(m)
+}
 
 // streams records every run's events by run id; check verifies each
 // stream against the shared invariants.

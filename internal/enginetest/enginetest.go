@@ -6,6 +6,7 @@ package enginetest
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,11 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/internal/eventcheck"
 )
+
+// Isolated says the suite runs every script in a child process
+// (WFRUN_TEST_ISOLATE=process): the same tests in the other mode. A test
+// binary whose runs may be isolated calls engine.Init in TestMain.
+func Isolated() bool { return os.Getenv("WFRUN_TEST_ISOLATE") == "process" }
 
 // CloseTimeout bounds how long New's cleanup waits for the engine to close.
 const CloseTimeout = 10 * time.Second
@@ -25,6 +31,9 @@ const CloseTimeout = 10 * time.Second
 // invariants.
 func New(t testing.TB, cfg engine.Config) *engine.Engine {
 	t.Helper()
+	if Isolated() && cfg.Isolate == "" {
+		cfg.Isolate = engine.IsolateProcess
+	}
 	var streams runStreams
 	sink := cfg.Events
 	cfg.Events = func(ev engine.Event) {

@@ -25,6 +25,7 @@ var rules = []struct {
 	{"sandbox", []string{"internal/wferr"}, "the sandbox knows no agents, meta or runs"},
 	{"agentapi/...", []string{"agentapi", "internal/wferr"}, "the provider contract and the providers import none of the others"},
 	{"runtime", []string{"sandbox", "agentapi", "meta", "internal/wferr"}, "a run knows no engine, files or CLI"},
+	{"runtime/isolate", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "a run in a child process is still a run: it knows no engine"},
 	{"engine", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the Go API sits on the runtime, never on its tools"},
 	{"engine/tool", []string{"engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the tools sit on the engine"},
 	{"engine/mcpserver", []string{"engine/tool", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the MCP server sits on the tools"},

@@ -31,7 +31,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current results")
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	engine.Init() // isolated runs and sandboxed tools re-execute this test binary
+	leaktest.VerifyTestMain(m)
+}
 
 // golden is what an example's golden file pins: the value and how the
 // children ended. Both are deterministic under the fake provider.
