@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
@@ -32,6 +33,11 @@ type Options struct {
 	// Version is wfrun's version: the resource's service.version and the
 	// instrumentation scope's version. "" leaves them out.
 	Version string
+	// OnError, if set, is told when an export fails (the collector is
+	// down, say); the same error is not told again until an export has
+	// succeeded. nil leaves failed exports to OpenTelemetry's global error
+	// handler, which logs them.
+	OnError func(error)
 }
 
 func (o Options) getenv(name string) string {
@@ -109,9 +115,13 @@ func Start(ctx context.Context, o Options) (*Tracer, error) {
 		_ = exp.Shutdown(ctx)
 		return nil, fmt.Errorf("traces: OTEL_RESOURCE_ATTRIBUTES or OTEL_SERVICE_NAME cannot be read: %w; write them as key=value,key=value", err)
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	var spanExp sdktrace.SpanExporter = exp
+	if o.OnError != nil {
+		spanExp = &reportingExporter{SpanExporter: exp, report: o.OnError}
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(spanExp), sdktrace.WithResource(res))
 	t := newTracer(tp, o.Version)
-	t.shutdown = tp.Shutdown
+	t.provider = tp
 	t.parent = parentFromEnv(o)
 	return t, nil
 }
@@ -154,4 +164,30 @@ func parentFromEnv(o Options) oteltrace.SpanContext {
 		"tracestate":  strings.TrimSpace(o.getenv("TRACESTATE")),
 	}
 	return oteltrace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), carrier))
+}
+
+// reportingExporter tells failed exports to report instead of
+// OpenTelemetry's global handler, once per distinct error until an export
+// succeeds: a collector that stays down makes one notice, not one a batch.
+type reportingExporter struct {
+	sdktrace.SpanExporter
+	report func(error)
+
+	mu   sync.Mutex
+	last string // the error last reported; "" after a success
+}
+
+func (r *reportingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	err := r.SpanExporter.ExportSpans(ctx, spans)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		r.last = ""
+		return nil
+	}
+	if msg := err.Error(); msg != r.last {
+		r.last = msg
+		r.report(err)
+	}
+	return nil // reported: the batch processor would hand it to the global handler as well
 }

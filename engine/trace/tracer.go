@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	oteltrace "go.opentelemetry.io/otel/trace"
 
@@ -26,8 +27,8 @@ const ScopeName = "github.com/wfrun/wfrun/engine/trace"
 // return.
 type Tracer struct {
 	tracer   oteltrace.Tracer
-	shutdown func(context.Context) error // set by Start: flushes and stops its provider
-	parent   oteltrace.SpanContext       // set by Start from TRACEPARENT: the parent of runs without one
+	provider *sdktrace.TracerProvider // set by Start: the provider it built and owns
+	parent   oteltrace.SpanContext    // set by Start from TRACEPARENT: the parent of runs without one
 
 	mu   sync.Mutex
 	runs map[string]*runSpans // by run id, from StartRun to run.end
@@ -54,10 +55,20 @@ func newTracer(tp oteltrace.TracerProvider, version string) *Tracer {
 // made by New it does nothing. Close the engine first, so that every run
 // has ended its spans.
 func (t *Tracer) Shutdown(ctx context.Context) error {
-	if t.shutdown == nil {
+	if t.provider == nil {
 		return nil
 	}
-	return t.shutdown(ctx)
+	return t.provider.Shutdown(ctx)
+}
+
+// ForceFlush exports the ended spans a Tracer made by Start still holds,
+// without waiting for the next batch; for a Tracer made by New it does
+// nothing.
+func (t *Tracer) ForceFlush(ctx context.Context) error {
+	if t.provider == nil {
+		return nil
+	}
+	return t.provider.ForceFlush(ctx)
 }
 
 // StartRun starts the run's span, a child of whatever span ctx carries
