@@ -40,7 +40,7 @@ func (s Span) ParentID() string { return hex.EncodeToString(s.ParentSpanId) }
 // Collector receives traces. Start one with New; it closes when the test ends.
 type Collector struct {
 	*httptest.Server
-	t *testing.T
+	t testing.TB
 
 	mu       sync.Mutex
 	spans    []Span
@@ -49,7 +49,7 @@ type Collector struct {
 }
 
 // New starts a collector on a free loopback port.
-func New(t *testing.T) *Collector {
+func New(t testing.TB) *Collector {
 	t.Helper()
 	c := &Collector{t: t, arrived: make(chan struct{}, 1)}
 	c.Server = httptest.NewServer(http.HandlerFunc(c.serve))
