@@ -57,6 +57,7 @@ const (
 	envTracesExporter  = "OTEL_TRACES_EXPORTER"
 	envSDKDisabled     = "OTEL_SDK_DISABLED"
 	protocolHTTPProto  = "http/protobuf"
+	protocolHTTPJSON   = "http/json" // the exporter honours it too
 	defaultServiceName = "wfrun"
 )
 
@@ -78,16 +79,16 @@ func Enabled(o Options) bool {
 }
 
 // Check reports the configuration Start would refuse — a malformed
-// Endpoint, an OTLP protocol other than http/protobuf, an exporter other
-// than otlp — with a sentence that says what to set instead, without
+// Endpoint, an OTLP protocol other than http/protobuf or http/json, an
+// exporter other than otlp — with a sentence that says what to set instead, without
 // building anything. A command line checks it before it runs anything.
 func Check(o Options) error {
 	_, err := exporterOptions(o)
 	return err
 }
 
-// Start returns a Tracer whose spans are exported over OTLP (HTTP with
-// protobuf bodies) in batches, to Endpoint or where the OTEL_EXPORTER_OTLP_*
+// Start returns a Tracer whose spans are exported over OTLP/HTTP (protobuf
+// bodies, or JSON when OTEL_EXPORTER_OTLP_PROTOCOL says http/json) in batches, to Endpoint or where the OTEL_EXPORTER_OTLP_*
 // variables say. The resource is service.name "wfrun" (OTEL_SERVICE_NAME
 // and OTEL_RESOURCE_ATTRIBUTES override it) with the SDK's own attributes;
 // OTEL_TRACES_SAMPLER and OTEL_BSP_* apply as usual. When the process was
@@ -134,8 +135,8 @@ func exporterOptions(o Options) ([]otlptracehttp.Option, error) {
 	if proto == "" {
 		name, proto = envProtocol, strings.TrimSpace(o.getenv(envProtocol))
 	}
-	if proto != "" && proto != protocolHTTPProto {
-		return nil, fmt.Errorf("traces: %s is %q, but wfrun exports over OTLP HTTP with protobuf only; set it to %s (an OpenTelemetry collector takes it on port 4318) or unset it",
+	if proto != "" && proto != protocolHTTPProto && proto != protocolHTTPJSON {
+		return nil, fmt.Errorf("traces: %s is %q, but wfrun exports over OTLP/HTTP only; set it to %s (an OpenTelemetry collector takes it on port 4318) or unset it",
 			name, proto, protocolHTTPProto)
 	}
 	if v := strings.TrimSpace(o.getenv(envTracesExporter)); v != "" && v != "otlp" && v != "none" {

@@ -51,6 +51,7 @@ func TestCheckRefusesWhatTheExporterCannotDoWithASentence(t *testing.T) {
 		{"another scheme", "grpc://localhost:4317", nil, "not an http:// or https:// URL"},
 		{"grpc", "", map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, "OTEL_EXPORTER_OTLP_PROTOCOL is \"grpc\""},
 		{"grpc for traces", "", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"}, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"},
+		{"json", "", map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, ""},
 		{"traces protocol wins", "", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, ""},
 		{"zipkin", "", map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, "exports traces over OTLP only"},
 	} {
