@@ -26,9 +26,10 @@ type Options struct {
 	Endpoint string
 	// Getenv reads the OTEL_* variables that decide whether and how
 	// traces are exported, and TRACEPARENT and TRACESTATE; nil means
-	// os.Getenv. The exporter itself reads the rest of the OTEL_EXPORTER_OTLP_*
-	// variables (headers, timeout, certificates, compression) from the
-	// process environment, as every OpenTelemetry SDK does.
+	// os.Getenv. The SDK reads the others from the process environment, as
+	// every OpenTelemetry SDK does: the exporter's (headers, timeout,
+	// certificates, compression), the resource's (OTEL_SERVICE_NAME,
+	// OTEL_RESOURCE_ATTRIBUTES), the sampler's and the batch processor's.
 	Getenv func(string) string
 	// Version is wfrun's version: the resource's service.version and the
 	// instrumentation scope's version. "" leaves them out.
@@ -80,16 +81,17 @@ func Enabled(o Options) bool {
 
 // Check reports the configuration Start would refuse — a malformed
 // Endpoint, an OTLP protocol other than http/protobuf or http/json, an
-// exporter other than otlp — with a sentence that says what to set instead, without
-// building anything. A command line checks it before it runs anything.
+// exporter other than otlp — with a sentence that says what to set
+// instead, without building anything. A command line checks it before it
+// runs anything.
 func Check(o Options) error {
 	_, err := exporterOptions(o)
 	return err
 }
 
-// Start returns a Tracer whose spans are exported over OTLP/HTTP (protobuf
-// bodies, or JSON when OTEL_EXPORTER_OTLP_PROTOCOL says http/json) in batches, to Endpoint or where the OTEL_EXPORTER_OTLP_*
-// variables say. The resource is service.name "wfrun" (OTEL_SERVICE_NAME
+// Start returns a Tracer whose spans are exported over OTLP/HTTP in
+// batches (protobuf bodies, or JSON when OTEL_EXPORTER_OTLP_PROTOCOL says
+// http/json), to Endpoint or where the OTEL_EXPORTER_OTLP_* variables say. The resource is service.name "wfrun" (OTEL_SERVICE_NAME
 // and OTEL_RESOURCE_ATTRIBUTES override it) with the SDK's own attributes;
 // OTEL_TRACES_SAMPLER and OTEL_BSP_* apply as usual. When the process was
 // started with TRACEPARENT (by a traced parent, or by a wfrun command
