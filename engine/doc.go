@@ -31,6 +31,11 @@
 // workflow tool (engine/tool) and the MCP server (engine/mcpserver) are
 // built on it.
 //
+// Config.Observer follows every run with the contexts it runs under: the
+// run's (from Start's context) and each child's, which its provider gets.
+// Package engine/trace implements it to turn runs into OpenTelemetry
+// spans; the engine itself knows nothing of tracing.
+//
 // Close cancels the runs still going and waits for every goroutine they
 // started, so that an embedding program (or a test with goleak) can know that
 // nothing outlives the engine.

@@ -97,6 +97,10 @@ type Config struct {
 	// for long.
 	Events func(Event)
 
+	// Observer, if set, follows every run with the contexts it runs under
+	// (engine/trace turns runs into OpenTelemetry spans); see Observer.
+	Observer Observer
+
 	// ScriptCache is how many compiled scripts are kept; 0 means 256.
 	ScriptCache int
 
@@ -196,6 +200,9 @@ func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, err
 		return nil, err
 	}
 	sinks := []func(Event){rec.observe, e.cfg.Events, req.OnEvent}
+	if e.cfg.Observer != nil {
+		sinks = append(sinks, e.cfg.Observer.Event)
+	}
 	r.emit = func(ev Event) {
 		defer func() { _ = recover() }() // a panicking sink must not take the process down
 		for _, s := range sinks {
@@ -225,6 +232,10 @@ func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, err
 		e.testHookPublished()
 	}
 
+	if o := e.cfg.Observer; o != nil {
+		runCtx = o.StartRun(runCtx, ObservedRun{RunID: r.id, Parent: req.Parent, Provider: p.provider.Name(), Meta: r.meta})
+		p.cfg.ChildContext = o.StartChild
+	}
 	r.emit(Event{Type: EventRunStart, RunID: r.id, Time: time.Now(), Meta: &r.meta, Warnings: r.warnings,
 		Concurrency: p.cfg.Concurrency})
 	go e.execute(runCtx, r, p.cfg, p.isolate)

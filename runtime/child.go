@@ -125,6 +125,9 @@ func (r *run) runChild(c *child) {
 	defer r.goroutineDone()
 
 	ctx := r.childCtx
+	if r.cfg.ChildContext != nil {
+		ctx = r.cfg.ChildContext(ctx, c.req)
+	}
 	var cancel context.CancelFunc = func() {}
 	if c.req.Timeout > 0 {
 		ctx, cancel = context.WithTimeoutCause(ctx, c.req.Timeout, errChildTimeout)

@@ -61,6 +61,13 @@ type Config struct {
 	// workflow() is not available (calls fail with INVALID_ARGUMENT).
 	LoadWorkflow func(name string) (*sandbox.Script, error)
 
+	// ChildContext, if set, derives the context a child's provider runs
+	// under from the one the run gives it (a tracer puts the child's span
+	// there). It is called on the child's goroutine, after its agent.start,
+	// before the provider runs; it must return ctx or a context derived from
+	// it, and must not block.
+	ChildContext func(ctx context.Context, req agentapi.Request) context.Context
+
 	// Sandbox configures the VM.
 	Sandbox sandbox.Options
 }

@@ -84,8 +84,12 @@
 // variables LANG, LANGUAGE, LC_ALL, LC_CTYPE, LC_MESSAGES, the XDG base
 // directories, SSL_CERT_FILE, SSL_CERT_DIR and the proxy variables) when
 // they are set, then those named in "passEnv" (an API key, say), then
-// "env", later ones winning. The command is looked up in the child's PATH,
-// relative to "dir" when argv[0] or a PATH entry is relative.
+// "env", later ones winning. When the run is traced (engine/trace), the
+// child also gets TRACEPARENT and TRACESTATE naming its agent span, the
+// environment variables OpenTelemetry specifies for handing a trace to a
+// process, so that an agent CLI that traces itself joins the run's trace.
+// The command is looked up in the child's PATH, relative to "dir" when
+// argv[0] or a PATH entry is relative.
 //
 // # Errors
 //

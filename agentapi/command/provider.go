@@ -76,7 +76,7 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 	if model == "" {
 		model = s.Model
 	}
-	env := environ(s)
+	env := environ(ctx, s)
 	path, err := lookPath(s.Argv[0], s.Dir, env)
 	if err != nil {
 		return agentapi.Result{}, notFound(s, err)

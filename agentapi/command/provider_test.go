@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/internal/proc"
 	"github.com/wfrun/wfrun/agentapi/internal/proc/proctest"
@@ -342,6 +344,28 @@ func TestEnvironmentIsMinimal(t *testing.T) {
 	if res.Status != agentapi.StatusCompleted || !strings.HasPrefix(res.Text, want) ||
 		(res.Text != want+dir && res.Text != want+real) {
 		t.Fatalf("got %q, want %q+%s", res.Text, want, dir)
+	}
+}
+
+func TestAChildGetsTheTraceContextOfItsSpanInTRACEPARENT(t *testing.T) {
+	t.Parallel()
+	p, _ := newProvider(t, Spec{
+		Argv: []string{"/bin/sh", "-c", `printf '%s|%s' "$TRACEPARENT" "$TRACESTATE"`},
+		Env:  map[string]string{"TRACEPARENT": "00-11111111111111111111111111111111-2222222222222222-01"},
+	})
+	sc := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, SpanID: trace.SpanID{1, 2, 3, 4, 5, 6, 7, 8},
+		TraceFlags: trace.FlagsSampled,
+	})
+	state, _ := trace.ParseTraceState("wfrun=1")
+	ctx := trace.ContextWithSpanContext(context.Background(), sc.WithTraceState(state))
+	res := run(t, p, ctx, agentapi.Request{Prompt: "x"})
+	if want := "00-0102030405060708090a0b0c0d0e0f10-0102030405060708-01|wfrun=1"; res.Text != want {
+		t.Errorf("the child saw %q, want %q: the span's context replaces the spec's TRACEPARENT", res.Text, want)
+	}
+	// Without a span the environment is the spec's.
+	if res := run(t, p, context.Background(), agentapi.Request{Prompt: "x"}); res.Text != "00-11111111111111111111111111111111-2222222222222222-01|" {
+		t.Errorf("without a span the child saw %q", res.Text)
 	}
 }
 

@@ -271,7 +271,7 @@ func (c *conversation) finalTurn(ctx context.Context, prompt, note string, kind 
 // history; only a second one fails the child with context_length).
 func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.ChatCompletionMessage, end *agentapi.Result, err error) {
 	c.fit(withTools)
-	resp, err := c.p.complete(ctx, c.request(withTools))
+	resp, err := c.chat(ctx, c.request(withTools))
 	for tries := 0; err != nil && tries < 3; tries++ {
 		var ce *callError
 		if !errors.As(err, &ce) || ctx.Err() != nil {
@@ -291,7 +291,7 @@ func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.Ch
 			tries = 3 // nothing to change: the error stands
 			continue
 		}
-		resp, err = c.p.complete(ctx, c.request(withTools))
+		resp, err = c.chat(ctx, c.request(withTools))
 	}
 	if err != nil {
 		if ctx.Err() != nil {

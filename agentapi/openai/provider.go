@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	goopenai "github.com/sashabaranov/go-openai"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/modelmap"
@@ -34,6 +35,8 @@ type Provider struct {
 	efforts sync.Map
 
 	anthropic bool // the endpoint is Anthropic's: Claude aliases have models there
+
+	server []attribute.KeyValue // server.address and server.port of the chat spans
 }
 
 var _ agentapi.Provider = (*Provider)(nil)
@@ -49,7 +52,8 @@ func New(cfg Config) (*Provider, error) {
 	cc := goopenai.DefaultConfig(cfg.APIKey)
 	cc.BaseURL = cfg.BaseURL
 	cc.HTTPClient = recordingDoer{c: cfg.HTTPClient}
-	return &Provider{cfg: cfg, client: goopenai.NewClientWithConfig(cc), anthropic: modelmap.IsAnthropic(cfg.BaseURL)}, nil
+	return &Provider{cfg: cfg, client: goopenai.NewClientWithConfig(cc), anthropic: modelmap.IsAnthropic(cfg.BaseURL),
+		server: serverAttributes(cfg.BaseURL)}, nil
 }
 
 // Name returns "openai".

@@ -100,7 +100,8 @@ type exchange struct {
 type exchangeKey struct{}
 
 // recordingDoer is the HTTPDoer given to go-openai: it fills in the
-// exchange found in the request's context.
+// exchange found in the request's context, and sends the trace context of
+// the request's span along.
 type recordingDoer struct{ c *http.Client }
 
 func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
@@ -108,6 +109,7 @@ func (d recordingDoer) Do(req *http.Request) (*http.Response, error) {
 	if x != nil {
 		x.sent = true
 	}
+	injectTraceContext(req)
 	resp, err := d.c.Do(req)
 	if x != nil && resp != nil {
 		x.status = resp.StatusCode

@@ -24,8 +24,9 @@ type step func(w http.ResponseWriter, r *http.Request, body goopenai.ChatComplet
 
 // received is one request the server got.
 type received struct {
-	at   time.Time
-	body goopenai.ChatCompletionRequest
+	at     time.Time
+	header http.Header
+	body   goopenai.ChatCompletionRequest
 }
 
 type scriptServer struct {
@@ -59,7 +60,7 @@ func (s *scriptServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	n := len(s.got)
-	s.got = append(s.got, received{at: time.Now(), body: body})
+	s.got = append(s.got, received{at: time.Now(), header: r.Header.Clone(), body: body})
 	var st step
 	if n < len(s.steps) {
 		st = s.steps[n]

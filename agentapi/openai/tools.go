@@ -64,7 +64,9 @@ func (c *conversation) runTools(ctx context.Context, calls []goopenai.ToolCall) 
 	var g errgroup.Group
 	for i, call := range calls {
 		g.Go(func() error {
-			content, err := c.callTool(ctx, call)
+			tctx, span := toolSpan(ctx, call)
+			content, err := c.callTool(tctx, call)
+			endToolSpan(tctx, span, err)
 			out[i] = toolOutcome{call: call, content: content}
 			if err != nil {
 				out[i].content, out[i].failed = "error: "+err.Error(), true

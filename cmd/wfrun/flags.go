@@ -34,6 +34,8 @@ type options struct {
 	workspace      string
 	sandbox        string
 	sandboxNetwork bool
+	// Traces (every command that runs scripts).
+	otlpEndpoint string
 	// wfrun mcp and wfrun agent.
 	httpAddr, authToken string
 	printScript         bool
@@ -78,9 +80,9 @@ func (c command) String() string {
 // sentence rather than ignored.
 func refusal(cmd command, name string) string {
 	switch name {
-	case "events":
+	case "events", "otlp-endpoint":
 		if cmd == cmdCheck {
-			return "--events does not apply to check, which runs nothing; drop it"
+			return fmt.Sprintf("--%s does not apply to check, which runs nothing; drop it", name)
 		}
 	case "http", "auth-token":
 		if cmd != cmdMCP {
@@ -124,6 +126,7 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.budgetTokens, "budget-tokens")
 	str(&o.maxMemory, "max-memory")
 	str(&o.events, "events")
+	str(&o.otlpEndpoint, "otlp-endpoint")
 	str(&o.baseURL, "base-url")
 	str(&o.mcpConfig, "mcp-config")
 	str(&o.commandSpec, "command-spec")
@@ -216,7 +219,8 @@ func (o *options) validate() error {
 		return err
 	}
 	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
-		"base-url", "mcp-config", "command-spec", "transcripts", "prices", "model-map", "workspace", "sandbox", "http", "auth-token"} {
+		"base-url", "mcp-config", "command-spec", "transcripts", "prices", "model-map", "workspace", "sandbox", "http", "auth-token",
+		"otlp-endpoint"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
 		}
@@ -270,6 +274,8 @@ func (o *options) value(name string) string {
 		return o.httpAddr
 	case "auth-token":
 		return o.authToken
+	case "otlp-endpoint":
+		return o.otlpEndpoint
 	}
 	return ""
 }

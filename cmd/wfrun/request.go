@@ -15,6 +15,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/trace"
 )
 
 // defaultParent owns the children of a run started from the command line.
@@ -36,6 +37,8 @@ type invocation struct {
 	// engineConfig, when set, adjusts the engine's Config (wfrun mcp and
 	// wfrun agent turn the limit flags into the engine's defaults).
 	engineConfig func(*engine.Config)
+	// tracing says where traces go (--otlp-endpoint, the OTEL_* variables).
+	tracing trace.Options
 }
 
 // usageError is a bad invocation (exit 2): something wfrun could not read
@@ -78,6 +81,9 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 		return nil, err
 	}
 	in.personas = in.providers.personas
+	if in.tracing, err = tracingOf(o, e); err != nil {
+		return nil, err
+	}
 	return in, nil
 }
 

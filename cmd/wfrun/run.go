@@ -99,8 +99,9 @@ func openEvents(path string, e env) (*sinks, func(), error) {
 // newEngine configures an engine for in. When the request names no
 // provider, the engine's default is chosen from the environment and, if
 // announce, a notice says which. withTools starts the MCP servers of
-// --mcp-config (a check runs nothing and does not start them); the returned
-// function stops them.
+// --mcp-config (a check runs nothing and does not start them) and the
+// tracer, when traces are to be exported; the returned function stops them,
+// sending the traces still buffered.
 func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engine.Engine, func(), error) {
 	providers, closeProviders, err := providerSet(context.Background(), in.providers, e.getenv, in.req.SubagentProvider, withTools)
 	if err != nil {
@@ -130,12 +131,21 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 	if in.engineConfig != nil {
 		in.engineConfig(&cfg)
 	}
+	stopTracing := func() {}
+	if withTools { // a check runs nothing and has nothing to trace
+		tracer, stop := startTracing(in.tracing, e)
+		if tracer != nil {
+			cfg.Observer = tracer
+		}
+		stopTracing = stop
+	}
 	eng, err := engine.New(cfg)
 	if err != nil {
 		closeProviders()
+		stopTracing()
 		return nil, func() {}, err
 	}
-	return eng, closeProviders, nil
+	return eng, func() { closeProviders(); stopTracing() }, nil
 }
 
 // prepareRequest completes in.req with the CLI's convenience of meta named

@@ -28,6 +28,9 @@ func loadToolInvocation(o *options, e env) (*invocation, error) {
 		return nil, err
 	}
 	in.personas = in.providers.personas
+	if in.tracing, err = tracingOf(o, e); err != nil {
+		return nil, err
+	}
 	req := in.req
 	in.engineConfig = func(cfg *engine.Config) {
 		if req.SubagentProvider != "" {

@@ -103,6 +103,10 @@ Limits:
 Output:
   --events FILE|-        write every event as a JSON line to FILE (- = stderr):
                          run.start, phase, log, agent.start, agent.end, run.end
+  --otlp-endpoint URL    export the run as OpenTelemetry traces over OTLP/HTTP to
+                         a collector (http://localhost:4318); without it, traces
+                         go where OTEL_EXPORTER_OTLP_ENDPOINT says, and nowhere
+                         when that is unset (docs/observability.md)
   On a terminal, stderr shows a live progress line (phase, agents, tokens,
   elapsed time) unless --events - writes there. stdout carries only the result.
 
@@ -113,16 +117,16 @@ MCP server and parent agent (docs/tool.md):
                          Authorization: Bearer TOKEN, or gets 401 (default
                          $WFRUN_AUTH_TOKEN, which keeps it out of the process list)
   --print-script         wfrun agent: show each script the model writes on stderr
-  mcp and agent take the provider flags above, and the limit flags become the
-  defaults of every run the model starts. They refuse --args, --meta, --request
-  and --parent: the model passes those with each call.
+  mcp and agent take the provider flags above and --otlp-endpoint, and the
+  limit flags become the defaults of every run the model starts. They refuse
+  --args, --meta, --request and --parent: the model passes those with each call.
 
 agents searches --agents-dir (repeatable, first), then WORKSPACE/.claude/agents,
 WORKSPACE/.wfrun/agents (WORKSPACE: --workspace, default the current folder) and
 ~/.claude/agents; the first file to define a name wins. It exits 1 when a file
 failed to load, after printing the listing.
 
-check takes the same flags except --events, and prints
+check takes the same flags except --events and --otlp-endpoint, and prints
   {"ok":true,"meta":{…},"warnings":[…]}  or  {"ok":false,"errorCode":…,"error":…}
 
 Exit status:

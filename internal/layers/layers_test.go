@@ -29,7 +29,8 @@ var rules = []struct {
 	{"engine", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the Go API sits on the runtime, never on its tools"},
 	{"engine/tool", []string{"engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the tools sit on the engine"},
 	{"engine/mcpserver", []string{"engine/tool", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the MCP server sits on the tools"},
-	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
+	{"engine/trace", []string{"engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "traces sit on the engine, beside its tools"},
+	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine/trace", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
 	{"internal/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 	{"internal/enginetest", []string{"engine", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 }
@@ -128,6 +129,7 @@ func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 	for _, c := range []struct{ pkg, dep string }{
 		{"sandbox", "runtime"}, {"agentapi/openai", "engine"}, {"agentapi", "meta"}, {"runtime", "engine"},
 		{"meta", "sandbox"}, {"engine", "engine/tool"}, {"engine/tool", "engine/mcpserver"}, {"sandbox", "agentapi/schema"},
+		{"engine", "engine/trace"}, {"engine/trace", "engine/tool"},
 		{"newpkg", "runtime"},
 	} {
 		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 1 {
@@ -136,7 +138,7 @@ func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 	}
 	for _, c := range []struct{ pkg, dep string }{
 		{"runtime", "sandbox"}, {"engine/mcpserver", "engine/tool"}, {"agentapi/openai", "agentapi/persona"},
-		{"agentapi/command", "agentapi/internal/proc"}, {"cmd/wfrun", "engine/mcpserver"},
+		{"agentapi/command", "agentapi/internal/proc"}, {"cmd/wfrun", "engine/mcpserver"}, {"cmd/wfrun", "engine/trace"},
 	} {
 		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 0 {
 			t.Errorf("%s depending on %s refused: %v", c.pkg, c.dep, v)
