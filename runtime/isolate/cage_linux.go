@@ -143,3 +143,16 @@ func (c *cage) release() {
 		_ = os.Remove(c.dir)
 	}
 }
+
+// probeCage says which cage newCage would build, by making and removing a
+// cgroup.
+func probeCage() string {
+	if dir, ok := cgroupFor(fmt.Sprintf("wfrun-probe-%d", os.Getpid()), 1<<30); ok {
+		_ = os.Remove(dir)
+		return "cgroup"
+	}
+	if raceEnabled {
+		return ""
+	}
+	return "rlimit"
+}

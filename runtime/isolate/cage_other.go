@@ -8,3 +8,5 @@ type cage struct{ kind string }
 func newCage(pid int, name string, budget int64) (*cage, error) { return &cage{}, nil }
 func (c *cage) oomKilled() bool                                 { return false }
 func (c *cage) release()                                        {}
+
+func probeCage() string { return "" }

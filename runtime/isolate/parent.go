@@ -21,6 +21,15 @@ import (
 	"github.com/wfrun/wfrun/runtime"
 )
 
+// OSMemoryLimit says how the operating system will hold an isolated run to
+// its memory budget in this process: "cgroup" (a memory cgroup per run,
+// exact), "rlimit" (an address-space limit, which bounds a runaway
+// allocation but leaves the Go runtime its reserved address space), or ""
+// (neither: the in-process limits of the sandbox and the heap watchdog
+// still apply inside the child; so it is with the race detector and no
+// writable cgroup).
+func OSMemoryLimit() string { return probeCage() }
+
 // Available reports whether this process can start isolated runs: the
 // program called engine.Init (workspace.Dispatch with this package's mode)
 // at the top of main, so re-executing it reaches Main.
@@ -35,7 +44,7 @@ const stderrTail = 8 << 10
 
 // backstop is how long past its deadline and cancel grace a child may go on
 // before the parent kills it.
-const backstop = 5 * time.Second
+const backstop = 2 * time.Second
 
 // Run runs cfg in a child process and returns its outcome, as
 // runtime.Run would in this one: the same events reach cfg.Emit in the same
@@ -307,6 +316,9 @@ func (p *parent) track(ev runtime.Event) {
 func (p *parent) call(id int64, req agentapi.Request) {
 	req.Schema = absent(req.Schema)
 	ctx, cancel := context.WithCancel(p.callsCtx)
+	if p.cfg.ChildContext != nil {
+		ctx = p.cfg.ChildContext(ctx, req) // tracing: the agent's span, here where the provider runs
+	}
 	p.mu.Lock()
 	p.calls[id] = cancel
 	p.mu.Unlock()
