@@ -129,16 +129,14 @@ func (c *child) turn(ctx context.Context, text string) turnResult {
 	}
 	c.mu.Lock()
 	t.text = c.msg.final()
-	if t.err == nil {
-		if u := t.resp.Usage; u != nil {
-			c.usage.InputTokens += int64(u.InputTokens)
-			c.usage.OutputTokens += int64(u.OutputTokens)
-			if u.CachedReadTokens != nil {
-				c.usage.CachedTokens += int64(*u.CachedReadTokens)
-			}
-		} else {
-			c.unreported = true
+	if u := t.resp.Usage; t.err == nil && u != nil {
+		c.usage.InputTokens += int64(u.InputTokens)
+		c.usage.OutputTokens += int64(u.OutputTokens)
+		if u.CachedReadTokens != nil {
+			c.usage.CachedTokens += int64(*u.CachedReadTokens)
 		}
+	} else {
+		c.unreported = true // also for a turn cut short: its prompt was sent
 	}
 	c.mu.Unlock()
 	return t
