@@ -179,6 +179,8 @@ func decodeError(what string, err error, example string) error {
 		return fmt.Errorf("%s has a %s as %q, where %s belongs", what, typ.Value, typ.Field, kindOf(typ.Field))
 	case errors.As(err, &syn):
 		return fmt.Errorf("%s is not valid JSON (at byte %d: %v)", what, syn.Offset, err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%s is not valid JSON (it ends before its object is closed): %s", what, example)
 	case errors.Is(err, io.EOF):
 		return fmt.Errorf("%s is empty: %s", what, example)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
