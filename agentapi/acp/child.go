@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,8 @@ type child struct {
 	termSeq    int                         // for terminal ids
 	ended      bool                        // closeTerminals ran: no more terminals
 	termWG     sync.WaitGroup              // one per terminal's goroutine
+	closed     bool                        // end ran: request handlers answer at once
+	handlers   sync.WaitGroup              // request handlers running, see handling
 	tmp        string                      // the child's temp folder for terminals, once made
 	options    []sdk.SessionConfigOption   // the session's config options, as last reported
 }
@@ -124,14 +127,14 @@ func (c *child) leave(ctx context.Context) *agentapi.Worktree {
 // run starts the agent, holds the conversation and ends the process.
 func (c *child) run(ctx context.Context) (agentapi.Result, error) {
 	if err := c.start(ctx); err != nil {
-		c.end(true)
+		c.end(ctx, true)
 		if ctx.Err() != nil {
 			return c.stopped(ctx, ""), nil
 		}
 		return agentapi.Result{}, err
 	}
 	res, err := c.converse(ctx)
-	c.end(ctx.Err() != nil)
+	c.end(ctx, ctx.Err() != nil)
 	if err != nil {
 		return agentapi.Result{}, err
 	}
@@ -165,7 +168,7 @@ func (c *child) start(ctx context.Context) error {
 			Fs:       sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: c.ws.Mode().CanWrite()},
 			Terminal: terminalsOffered(c.ws),
 		},
-		ClientInfo: &sdk.Implementation{Name: "wfrun", Version: "1"},
+		ClientInfo: &sdk.Implementation{Name: "wfrun", Version: version()},
 	})
 	if err != nil {
 		return c.startError(sctx, "initialize", err)
@@ -189,6 +192,24 @@ func (c *child) start(ctx context.Context) error {
 	}
 	return nil
 }
+
+// version is wfrun's module version as the build recorded it, for the
+// agent's logs; "devel" when it is not known.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path == module && bi.Main.Version != "" {
+			return bi.Main.Version
+		}
+		for _, d := range bi.Deps {
+			if d.Path == module {
+				return d.Version
+			}
+		}
+	}
+	return "devel"
+}
+
+const module = "github.com/wfrun/wfrun"
 
 // notFound is the AGENT_START error for a program that cannot be found or
 // run.
@@ -217,7 +238,7 @@ func (c *child) startError(sctx context.Context, method string, err error) error
 	}
 	select {
 	case <-c.conn.Done():
-		ex := c.end(false)
+		ex := c.end(sctx, false)
 		return wferr.Wrap(wferr.AgentStart, err,
 			"the ACP agent %s closed the connection before it answered %s (%s)%s: check that %q speaks the Agent Client Protocol on its stdin and stdout",
 			c.p.name, method, exitText(ex), stderrText(ex), c.p.agent.Command)
@@ -239,32 +260,69 @@ const codeAuthRequired = -32000
 // (the child was cancelled, or its start failed) the group is killed at
 // once; otherwise stdin is closed, which tells an ACP agent to exit, and
 // the group gets KillGrace to do so before SIGTERM (and SIGKILL after
-// another KillGrace). A context ending meanwhile kills it at once. It
-// returns after the process is reaped and the connection has closed, so
-// no goroutine of the SDK outlives Run.
-func (c *child) end(kill bool) proc.Execution {
+// another KillGrace); ctx ending meanwhile kills it at once. It returns
+// after the process is reaped, the connection has closed and every request
+// handler of the connection has returned, so that nothing of the child
+// outlives Run.
+func (c *child) end(ctx context.Context, kill bool) proc.Execution {
 	c.endOnce.Do(func() {
 		c.closeTerminals()
-		if c.proc == nil {
-			return
+		if c.proc != nil {
+			c.stop(ctx, kill)
+			c.exit = c.proc.Wait(c.conn.Done())
+			<-c.conn.Done() // Wait closed the pipe, so the SDK's reader has ended
 		}
-		if kill {
-			c.proc.Kill()
-		} else {
-			_ = c.proc.Stdin.Close()
-			t := time.NewTimer(c.grace)
-			select {
-			case <-c.proc.Exited():
-			case <-t.C:
-				c.proc.Stop(c.grace)
-			}
-			t.Stop()
-		}
-		c.exit = c.proc.Wait(c.conn.Done())
-		<-c.conn.Done() // Wait closed the pipe, so the SDK's reader has ended
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		c.handlers.Wait()
 	})
 	return c.exit
 }
+
+// stop ends the agent's process group, as end describes.
+func (c *child) stop(ctx context.Context, kill bool) {
+	if kill || ctx.Err() != nil {
+		c.proc.Kill()
+		return
+	}
+	_ = c.proc.Stdin.Close()
+	t := time.NewTimer(c.grace)
+	defer t.Stop()
+	select {
+	case <-c.proc.Exited():
+	case <-ctx.Done():
+		c.proc.Kill()
+	case <-t.C:
+		stopped := make(chan struct{})
+		go func() {
+			c.proc.Stop(c.grace)
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			c.proc.Kill()
+			<-stopped
+		}
+	}
+}
+
+// handling registers a request handler of the connection that is about to
+// run, so that end can wait for it; false once the child has ended (the
+// handler must then answer at once without touching the child's files).
+// The caller defers handled.
+func (c *child) handling() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.handlers.Add(1)
+	return true
+}
+
+func (c *child) handled() { c.handlers.Done() }
 
 // stopped is the result of a child whose context ended first: cancelled,
 // or timed out when a deadline passed. how says what the agent did.

@@ -70,6 +70,10 @@ func (c *child) remember(id sdk.ToolCallId, kind *sdk.ToolKind, locs []sdk.ToolC
 // nobody is asked. Once session/cancel was sent, every request is answered
 // "cancelled", as the protocol asks of a client.
 func (k *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	if !k.c.handling() {
+		return sdk.RequestPermissionResponse{}, errEnded
+	}
+	defer k.c.handled()
 	c := k.c
 	if c.cancelling.Load() {
 		return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}, nil
@@ -105,6 +109,10 @@ func (k *client) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 
 // ReadTextFile serves fs/read_text_file inside the child's root (files.go).
 func (k *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	if !k.c.handling() {
+		return sdk.ReadTextFileResponse{}, errEnded
+	}
+	defer k.c.handled()
 	if err := k.c.ownSession(p.SessionId); err != nil {
 		return sdk.ReadTextFileResponse{}, err
 	}
@@ -118,6 +126,10 @@ func (k *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk
 // WriteTextFile serves fs/write_text_file inside the child's root, where
 // the sandbox mode lets the child write (files.go).
 func (k *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	if !k.c.handling() {
+		return sdk.WriteTextFileResponse{}, errEnded
+	}
+	defer k.c.handled()
 	if err := k.c.ownSession(p.SessionId); err != nil {
 		return sdk.WriteTextFileResponse{}, err
 	}
@@ -126,6 +138,10 @@ func (k *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (s
 
 // CreateTerminal starts a command in a sandboxed terminal (terminal.go).
 func (k *client) CreateTerminal(ctx context.Context, p sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	if !k.c.handling() {
+		return sdk.CreateTerminalResponse{}, errEnded
+	}
+	defer k.c.handled()
 	if err := k.c.ownSession(p.SessionId); err != nil {
 		return sdk.CreateTerminalResponse{}, err
 	}
@@ -135,6 +151,10 @@ func (k *client) CreateTerminal(ctx context.Context, p sdk.CreateTerminalRequest
 
 // TerminalOutput returns a terminal's output so far (terminal.go).
 func (k *client) TerminalOutput(_ context.Context, p sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	if !k.c.handling() {
+		return sdk.TerminalOutputResponse{}, errEnded
+	}
+	defer k.c.handled()
 	t, err := k.c.terminal(p.SessionId, p.TerminalId)
 	if err != nil {
 		return sdk.TerminalOutputResponse{}, err
@@ -144,6 +164,10 @@ func (k *client) TerminalOutput(_ context.Context, p sdk.TerminalOutputRequest) 
 
 // WaitForTerminalExit waits for a terminal's command to exit (terminal.go).
 func (k *client) WaitForTerminalExit(ctx context.Context, p sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	if !k.c.handling() {
+		return sdk.WaitForTerminalExitResponse{}, errEnded
+	}
+	defer k.c.handled()
 	t, err := k.c.terminal(p.SessionId, p.TerminalId)
 	if err != nil {
 		return sdk.WaitForTerminalExitResponse{}, err
@@ -153,6 +177,10 @@ func (k *client) WaitForTerminalExit(ctx context.Context, p sdk.WaitForTerminalE
 
 // KillTerminal stops a terminal's command and keeps its output (terminal.go).
 func (k *client) KillTerminal(_ context.Context, p sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	if !k.c.handling() {
+		return sdk.KillTerminalResponse{}, errEnded
+	}
+	defer k.c.handled()
 	t, err := k.c.terminal(p.SessionId, p.TerminalId)
 	if err != nil {
 		return sdk.KillTerminalResponse{}, err
@@ -163,12 +191,19 @@ func (k *client) KillTerminal(_ context.Context, p sdk.KillTerminalRequest) (sdk
 
 // ReleaseTerminal stops a terminal's command and forgets it (terminal.go).
 func (k *client) ReleaseTerminal(_ context.Context, p sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	if !k.c.handling() {
+		return sdk.ReleaseTerminalResponse{}, errEnded
+	}
+	defer k.c.handled()
 	if _, err := k.c.terminal(p.SessionId, p.TerminalId); err != nil {
 		return sdk.ReleaseTerminalResponse{}, err
 	}
 	k.c.releaseTerminal(p.TerminalId)
 	return sdk.ReleaseTerminalResponse{}, nil
 }
+
+// errEnded answers a request that arrives after the child has ended.
+var errEnded = &sdk.RequestError{Code: codeInvalidParams, Message: "the wfrun child this session belongs to has ended"}
 
 // ownSession refuses a request for another session than the child's.
 func (c *child) ownSession(id sdk.SessionId) error {

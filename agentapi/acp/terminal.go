@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -244,6 +245,9 @@ func (c *child) tempDir() (string, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.ended {
+		return "", errors.New("the child has ended; no more commands run")
+	}
 	if c.tmp == "" {
 		dir, err := os.MkdirTemp("", "wfrun-acp-")
 		if err != nil {

@@ -120,7 +120,7 @@ func (c *child) turn(ctx context.Context, text string) turnResult {
 		select {
 		case t = <-done:
 		case <-grace.C:
-			c.end(true)
+			c.end(ctx, true)
 			stop()
 			t = <-done
 		}
@@ -156,7 +156,7 @@ func (c *child) judge(ctx context.Context, t turnResult, last bool) (res agentap
 		return c.stopped(ctx, how), nil, nil
 	}
 	if t.err != nil {
-		return c.turnError(t.err)
+		return c.turnError(ctx, t.err)
 	}
 	text := strings.TrimSpace(t.text)
 	var note string
@@ -193,10 +193,10 @@ func (c *child) judge(ctx context.Context, t turnResult, last bool) (res agentap
 // went away (a failed child, with its exit and stderr), the agent wants a
 // login (AGENT_START: every child would fail alike), or it answered with
 // another error (a failed child).
-func (c *child) turnError(err error) (agentapi.Result, error, error) {
+func (c *child) turnError(ctx context.Context, err error) (agentapi.Result, error, error) {
 	select {
 	case <-c.conn.Done():
-		ex := c.end(false)
+		ex := c.end(ctx, false)
 		return failed(agentapi.FailureTaskFailed, "the agent's connection closed during its turn (%s)%s", exitText(ex), stderrText(ex)), nil, nil
 	default:
 	}
