@@ -60,7 +60,8 @@ type child struct {
 	agentBytes int                         // every byte of agent text, for the usage estimate
 	calls      map[sdk.ToolCallId]toolCall // what tool_call notifications said
 	cost       *sdk.Cost                   // the last usage_update's cumulative cost
-	refused    []string                    // permission requests refused, as sentences
+	refusals   int                         // permission requests refused
+	refused    []string                    // the first shownRefusals of them, as sentences
 	noted      []string                    // other notes for the result
 	usage      agentapi.Usage              // summed over the turns that reported it
 	unreported bool                        // a turn reported no usage
@@ -346,20 +347,19 @@ func (c *child) note(format string, args ...any) {
 	c.mu.Unlock()
 }
 
+// shownRefusals is how many refused permission requests a note quotes.
+const shownRefusals = 3
+
 // notes returns the child's remarks: the permission requests it refused,
 // then the others.
 func (c *child) notes() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []string
-	if n := len(c.refused); n > 0 {
-		shown := c.refused
-		if n > 3 {
-			shown = shown[:3]
-		}
-		s := fmt.Sprintf("wfrun refused %d permission %s of the agent: %s", n, plural(n, "request", "requests"), strings.Join(shown, "; "))
-		if n > 3 {
-			s += fmt.Sprintf("; and %d more", n-3)
+	if n := c.refusals; n > 0 {
+		s := fmt.Sprintf("wfrun refused %d permission %s of the agent: %s", n, plural(n, "request", "requests"), strings.Join(c.refused, "; "))
+		if more := n - len(c.refused); more > 0 {
+			s += fmt.Sprintf("; and %d more", more)
 		}
 		out = append(out, s)
 	}

@@ -101,7 +101,10 @@ func (k *client) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 	outcome := choose(p.Options, d.allow)
 	if !d.allow {
 		c.mu.Lock()
-		c.refused = append(c.refused, excerpt(title, 80)+": "+d.reason)
+		c.refusals++
+		if len(c.refused) < shownRefusals {
+			c.refused = append(c.refused, excerpt(title, 80)+": "+d.reason)
+		}
 		c.mu.Unlock()
 	}
 	return sdk.RequestPermissionResponse{Outcome: outcome}, nil

@@ -22,18 +22,28 @@ type message struct {
 	text      strings.Builder
 	id        string // the message id of the chunks so far, if the agent sends them
 	afterTool bool   // a tool call came since the last chunk: the next chunk starts a new message
+	over      bool   // the message passed maxMessageBytes; the rest was dropped
 }
+
+// maxMessageBytes bounds the final message kept, as the command provider
+// bounds a command's output.
+const maxMessageBytes = 4 << 20
 
 // add appends one chunk of agent text.
 func (m *message) add(id *string, text string) {
 	switch {
 	case id != nil && *id != m.id:
 		m.text.Reset()
-		m.id = *id
+		m.id, m.over = *id, false
 	case id == nil && m.afterTool:
 		m.text.Reset()
+		m.over = false
 	}
 	m.afterTool = false
+	if m.text.Len()+len(text) > maxMessageBytes {
+		m.over = true
+		return
+	}
 	m.text.WriteString(text)
 }
 
@@ -56,6 +66,7 @@ type toolCall struct {
 // turnResult is how one session/prompt ended.
 type turnResult struct {
 	resp      sdk.PromptResponse
+	tooLong   bool   // the final message passed maxMessageBytes
 	err       error  // the request failed: the agent answered with an error, or the connection closed
 	cancelled bool   // the child's context ended during the turn
 	text      string // the final message
@@ -128,7 +139,7 @@ func (c *child) turn(ctx context.Context, text string) turnResult {
 		t.cancelled = true
 	}
 	c.mu.Lock()
-	t.text = c.msg.final()
+	t.text, t.tooLong = c.msg.final(), c.msg.over
 	if u := t.resp.Usage; t.err == nil && u != nil {
 		c.usage.InputTokens += int64(u.InputTokens)
 		c.usage.OutputTokens += int64(u.OutputTokens)
@@ -157,6 +168,9 @@ func (c *child) judge(ctx context.Context, t turnResult, last bool) (res agentap
 	}
 	if t.err != nil {
 		return c.turnError(ctx, t.err)
+	}
+	if t.tooLong {
+		return failed(agentapi.FailureTaskFailed, "the agent's final message is longer than %d MiB: ask for a shorter answer, or for the details in a file", maxMessageBytes>>20), nil, nil
 	}
 	text := strings.TrimSpace(t.text)
 	var note string
