@@ -66,10 +66,10 @@ type toolCall struct {
 // turnResult is how one session/prompt ended.
 type turnResult struct {
 	resp      sdk.PromptResponse
-	tooLong   bool   // the final message passed maxMessageBytes
 	err       error  // the request failed: the agent answered with an error, or the connection closed
 	cancelled bool   // the child's context ended during the turn
 	text      string // the final message
+	tooLong   bool   // the final message passed maxMessageBytes
 }
 
 // schemaInstruction is appended to the prompt of a schema call, as the
