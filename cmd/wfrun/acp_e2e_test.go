@@ -95,10 +95,13 @@ func TestACPConfigDeclaresWhatCheckAccepts(t *testing.T) {
 	}
 	// Running it: the model alias finds the session's model option.
 	run := wfrun(t, write("run.js", `return await agent('@model\n@report', { model: 'haiku' })`),
-		"--acp-config", cfg, "--provider", "acp:claude", "--workspace", dir)
+		"--acp-config", cfg, "--provider", "acp:claude", "--workspace", dir, "--events", "-")
 	run.wantCode(t, exitCompleted)
 	if got := compact(t, run.result(t).Value); got != `"model claude-haiku-4-5"` {
 		t.Fatalf("value = %s", got)
+	}
+	if n := len(readEvents(t, run.stderr)); n == 0 {
+		t.Fatal("no events")
 	}
 }
 
