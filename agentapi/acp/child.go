@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -158,8 +159,13 @@ func (c *child) start(ctx context.Context) error {
 		return wferr.Wrap(wferr.AgentStart, err, "the %s provider cannot start %q: %v; fix \"command\" in the agent's configuration", c.p.name, a.Command, err)
 	}
 	c.proc = at
-	c.conn = sdk.NewClientSideConnection(&client{c: c}, at.Stdin, at.Stdout)
+	// The SDK logs to slog's default logger (wfrun's stderr) unless told
+	// otherwise, and starts reading in NewClientSideConnection, before
+	// SetLogger can run: the gate holds its reader back until then.
+	g := &gate{r: at.Stdout, open: make(chan struct{})}
+	c.conn = sdk.NewClientSideConnection(&client{c: c}, at.Stdin, g)
 	c.conn.SetLogger(slog.New(slog.DiscardHandler))
+	close(g.open)
 
 	sctx, cancel := context.WithTimeoutCause(ctx, StartTimeout, errStartTimeout)
 	defer cancel()
@@ -192,6 +198,17 @@ func (c *child) start(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// gate is a reader that blocks until open is closed.
+type gate struct {
+	r    io.Reader
+	open chan struct{}
+}
+
+func (g *gate) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
 
 // version is wfrun's module version as the build recorded it, for the
@@ -237,16 +254,15 @@ func (c *child) startError(sctx context.Context, method string, err error) error
 			"the ACP agent %s did not answer %s within %s: check that %q speaks the Agent Client Protocol on its stdin and stdout (Claude Code, Codex and Gemini CLI need their ACP adapters or flags)",
 			c.p.name, method, StartTimeout, c.p.agent.Command)
 	}
-	select {
-	case <-c.conn.Done():
+	var re *sdk.RequestError
+	answered := errors.As(err, &re) && re.Code != codeInternalError
+	if c.gone(!answered) {
 		ex := c.end(sctx, false)
 		return wferr.Wrap(wferr.AgentStart, err,
 			"the ACP agent %s closed the connection before it answered %s (%s)%s: check that %q speaks the Agent Client Protocol on its stdin and stdout",
 			c.p.name, method, exitText(ex), stderrText(ex), c.p.agent.Command)
-	default:
 	}
-	var re *sdk.RequestError
-	if errors.As(err, &re) && re.Code == codeAuthRequired {
+	if answered && re.Code == codeAuthRequired {
 		return wferr.Wrap(wferr.AgentStart, err,
 			"the ACP agent %s needs authentication before it opens a session (%s): sign in with the agent's own command line first, or give it its API key with \"env\" or \"passEnv\" in --acp-config",
 			c.p.name, rpcText(err))
@@ -254,8 +270,36 @@ func (c *child) startError(sctx context.Context, method string, err error) error
 	return wferr.Wrap(wferr.AgentStart, err, "the ACP agent %s refused %s: %s", c.p.name, method, rpcText(err))
 }
 
-// codeAuthRequired is ACP's JSON-RPC error code for "authenticate first".
-const codeAuthRequired = -32000
+// JSON-RPC error codes: ACP's "authenticate first", and "internal error",
+// which the SDK also returns for a request it could not send.
+const (
+	codeAuthRequired  = -32000
+	codeInternalError = -32603
+)
+
+// gone reports whether the agent's process has exited or closed the
+// connection. A request that failed without an answer from the agent
+// (wait) may have lost the race with the agent's exit, so the agent gets a
+// moment to be seen gone.
+func (c *child) gone(wait bool) bool {
+	if wait {
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case <-c.conn.Done():
+		case <-c.proc.Exited():
+		case <-t.C:
+		}
+	}
+	select {
+	case <-c.conn.Done():
+		return true
+	case <-c.proc.Exited():
+		return true
+	default:
+		return false
+	}
+}
 
 // end ends the agent's process once and returns how it ended. With kill
 // (the child was cancelled, or its start failed) the group is killed at
