@@ -23,7 +23,8 @@
 // This package imports only the standard library. The providers live in
 // sub-packages and bring their own client libraries: agentapi/fake (offline),
 // agentapi/openai (OpenAI-compatible endpoints), agentapi/command (external
-// agent CLIs). Beside them: agentapi/schema validates structured output with
+// agent CLIs), agentapi/acp (external agents over the Agent Client
+// Protocol). Beside them: agentapi/schema validates structured output with
 // a real JSON Schema validator; agentapi/mcptools is a Toolbox over MCP
 // servers; agentapi/persona reads persona files, agentapi/modelmap maps model
 // aliases; agentapi/workspace confines what children touch, and

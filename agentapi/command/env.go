@@ -2,11 +2,7 @@ package command
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -53,54 +49,6 @@ func withTraceContext(ctx context.Context, env []string) []string {
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
-// errNotExecutable is the cause when argv[0] names a file that cannot run.
-var errNotExecutable = errors.New("not an executable file")
-
 // lookPath finds the command the way a shell would, but with the child's
 // PATH (Spec.Env may set it) and relative to the child's directory.
-func lookPath(name, dir string, env []string) (string, error) {
-	if strings.Contains(name, "/") {
-		p, err := absIn(dir, name)
-		if err != nil {
-			return "", err
-		}
-		return p, executable(p)
-	}
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	for _, d := range filepath.SplitList(path) {
-		if d == "" {
-			d = "."
-		}
-		p, err := absIn(dir, filepath.Join(d, name))
-		if err == nil && executable(p) == nil {
-			return p, nil
-		}
-	}
-	return "", fs.ErrNotExist
-}
-
-func executable(p string) error {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return errNotExecutable
-	}
-	return nil
-}
-
-// absIn makes p absolute, reading a relative p from dir (itself relative to
-// wfrun's working directory) as the child will. An absolute path matters:
-// exec would read a relative one from dir a second time.
-func absIn(dir, p string) (string, error) {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	return filepath.Abs(p)
-}
+func lookPath(name, dir string, env []string) (string, error) { return proc.LookPath(name, dir, env) }

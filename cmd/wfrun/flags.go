@@ -27,6 +27,8 @@ type options struct {
 
 	// Provider configuration.
 	baseURL, mcpConfig, commandSpec, transcripts, prices string
+	acpAgents                                            stringList // --acp-agent, repeatable
+	acpConfig                                            string
 
 	// Sub-agents' personas, models and workspace.
 	agentsDirs     stringList
@@ -130,6 +132,8 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.baseURL, "base-url")
 	str(&o.mcpConfig, "mcp-config")
 	str(&o.commandSpec, "command-spec")
+	fs.Var(&o.acpAgents, "acp-agent", "")
+	str(&o.acpConfig, "acp-config")
 	str(&o.transcripts, "transcripts")
 	str(&o.prices, "prices")
 	str(&o.modelMap, "model-map")
@@ -219,7 +223,7 @@ func (o *options) validate() error {
 		return err
 	}
 	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
-		"base-url", "mcp-config", "command-spec", "transcripts", "prices", "model-map", "workspace", "sandbox", "http", "auth-token",
+		"base-url", "mcp-config", "command-spec", "acp-config", "transcripts", "prices", "model-map", "workspace", "sandbox", "http", "auth-token",
 		"otlp-endpoint"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
@@ -260,6 +264,8 @@ func (o *options) value(name string) string {
 		return o.mcpConfig
 	case "command-spec":
 		return o.commandSpec
+	case "acp-config":
+		return o.acpConfig
 	case "transcripts":
 		return o.transcripts
 	case "prices":

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/acp"
 	commandprovider "github.com/wfrun/wfrun/agentapi/command"
 	"github.com/wfrun/wfrun/agentapi/mcptools"
 	"github.com/wfrun/wfrun/agentapi/modelmap"
@@ -16,12 +18,14 @@ import (
 
 // providerFlags are the command-line settings of the real providers.
 type providerFlags struct {
-	model       string // --model: also the openai provider's default model
-	baseURL     string // --base-url
-	mcpConfig   string // --mcp-config
-	commandSpec string // --command-spec
-	transcripts string // --transcripts
-	prices      string // --prices
+	model       string   // --model: also the openai provider's default model
+	baseURL     string   // --base-url
+	mcpConfig   string   // --mcp-config
+	commandSpec string   // --command-spec
+	acpAgents   []string // --acp-agent NAME=CMD ARGS…, repeatable
+	acpConfig   string   // --acp-config
+	transcripts string   // --transcripts
+	prices      string   // --prices
 
 	personas  *persona.Set     // --agents-dir and the usual folders
 	models    *modelmap.Map    // --model-map; nil without it
@@ -48,6 +52,11 @@ func providerSet(ctx context.Context, pf providerFlags, getenv func(string) stri
 		}
 		ps = append(ps, p)
 	}
+	acps, err := acpProviders(pf)
+	if err != nil {
+		return nil, close, err
+	}
+	ps = append(ps, acps...)
 	switch {
 	case wants == "openai":
 	case wants == "" && (wantsOpenAI(getenv) || pf.baseURL != ""):
@@ -76,6 +85,52 @@ func providerSet(ctx context.Context, pf providerFlags, getenv func(string) stri
 		return nil, func() {}, precheck(engine.CodeAgentStart, "the openai provider is not configured: %v", err)
 	}
 	return append(ps, p), close, nil
+}
+
+// acpProviders builds a provider acp:NAME for every agent of --acp-config
+// and --acp-agent, all working in the --workspace; a name given twice is a
+// mistake.
+func acpProviders(pf providerFlags) ([]agentapi.Provider, error) {
+	if pf.acpConfig == "" && len(pf.acpAgents) == 0 {
+		return nil, nil
+	}
+	agents := map[string]acp.Agent{}
+	var names []string
+	if pf.acpConfig != "" {
+		f, err := acp.LoadFile(pf.acpConfig)
+		if err != nil {
+			return nil, precheck(engine.CodeInvalidRequest, "--acp-config: %v", err)
+		}
+		for name, a := range f.Agents {
+			agents[name] = a
+			names = append(names, name)
+		}
+		slices.Sort(names)
+	}
+	for _, flag := range pf.acpAgents {
+		name, a, err := acp.ParseAgentFlag(flag)
+		if err != nil {
+			return nil, precheck(engine.CodeInvalidRequest, "%v", err)
+		}
+		if _, dup := agents[name]; dup {
+			return nil, precheck(engine.CodeInvalidRequest, "--acp-agent %s: an ACP agent named %q is already configured (by --acp-config or another --acp-agent); give each agent its own name", name, name)
+		}
+		agents[name] = a
+		names = append(names, name)
+	}
+	ws, err := workspace.New(pf.workspace)
+	if err != nil {
+		return nil, precheck(engine.CodeInvalidRequest, "--workspace: %v", err)
+	}
+	ps := make([]agentapi.Provider, 0, len(names))
+	for _, name := range names {
+		p, err := acp.New(acp.Config{Name: name, Agent: agents[name], Workspace: ws})
+		if err != nil {
+			return nil, precheck(engine.CodeInvalidRequest, "%v", err)
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
 }
 
 // openaiConfig is the openai provider's configuration from the

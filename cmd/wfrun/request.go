@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wfrun/wfrun/agentapi/acp"
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/agentapi/modelmap"
 	"github.com/wfrun/wfrun/agentapi/persona"
@@ -92,7 +93,13 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 // ~/.claude/agents), the workspace and sandbox, and --model-map.
 func providerFlagsOf(o *options, e env) (providerFlags, error) {
 	pf := providerFlags{model: o.model, baseURL: o.baseURL, mcpConfig: o.mcpConfig,
-		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices}
+		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices,
+		acpAgents: o.acpAgents, acpConfig: o.acpConfig}
+	for _, a := range o.acpAgents {
+		if _, _, err := acp.ParseAgentFlag(a); err != nil {
+			return pf, usagef("%v", err)
+		}
+	}
 	set, err := loadPersonas(o.agentsDirs, o.workspace, e)
 	if err != nil {
 		return pf, usagef("%v", err)

@@ -62,6 +62,13 @@ Sub-agents:
                          {"command": "…", "args": […]} | {"url": "http://…"}}}
   --command-spec FILE    register an external agent CLI as a provider (named by
                          the spec's "name", default "command"); see docs/providers.md
+  --acp-agent 'NAME=CMD ARGS…'
+                         register an agent that speaks the Agent Client Protocol
+                         on its stdio as the provider acp:NAME (repeatable):
+                           --acp-agent 'claude=npx -y @zed-industries/claude-code-acp'
+  --acp-config FILE      ACP agents from a file, each a provider acp:NAME:
+                           {"agents": {"NAME": {"command": "…", "args": […],
+                                                "env": {…}, "passEnv": […]}}}
   --transcripts DIR      write each openai agent's conversation to DIR/AGENT_ID.jsonl
   --prices FILE          USD per million tokens by model, over the built-in table:
                            {"my-model": {"input": 0.5, "output": 1.5}}

@@ -33,9 +33,9 @@ const MaxFrame = 256 << 20
 // The message types.
 const (
 	// parent → child
-	msgStart    = "start"    // the run: script, args, meta, limits, the provider's name and capabilities
-	msgResult   = "result"   // the answer to a call, checkPersona or loadWorkflow (same ID)
-	msgCancel   = "cancel"   // cancel the run, with the cause in Error
+	msgStart  = "start"  // the run: script, args, meta, limits, the provider's name and capabilities
+	msgResult = "result" // the answer to a call, checkPersona or loadWorkflow (same ID)
+	msgCancel = "cancel" // cancel the run, with the cause in Error
 	// child → parent
 	msgCall         = "call"         // run one child through the provider (ID, Request)
 	msgAbort        = "abort"        // the child side gave up on call ID (its context is done)

@@ -14,10 +14,18 @@
 // group (setsid, a daemon) is beyond its reach, and Run stops reading its
 // pipes DrainTimeout after the group is gone.
 //
-// Two callers with different needs share it: agentapi/command, for which a
-// command's stdout is its answer (more than the cap is a runaway:
-// OverflowStop), and the Bash tool of agentapi/tools, for which output is a
-// log (OverflowDiscard keeps the command running and counts what was
+// Attach is the same supervision for a process the caller talks to over
+// its standard input and output for as long as it likes (an agent that
+// speaks a protocol on stdio, or a terminal an agent asked for): the caller
+// holds the pipes, ends the process with Stop (SIGTERM, then SIGKILL after
+// a grace) or Kill, and Wait kills what is left of the group before the
+// leader is reaped, exactly as Run does.
+//
+// Three callers with different needs share it: agentapi/acp, which talks
+// to an ACP agent over its stdio (Attach); agentapi/command, for which a
+// command's stdout is its answer (Run; more than the cap is a runaway:
+// OverflowStop); and the Bash tool of agentapi/tools, for which output is a
+// log (Run; OverflowDiscard keeps the command running and counts what was
 // dropped; MergeStderr interleaves stderr as a terminal would).
 //
 // The package is internal to agentapi's provider layer and imports only the
