@@ -164,8 +164,9 @@ func compare(cfg config, s sides, progress io.Writer) ([]*row, error) {
 	r := &row{name: fmt.Sprintf("%s suspended runs, resident memory", formatCount(cfg.suspended)), kind: lowerIsBetter,
 		format: formatMiB, wfrun: []float64{mw.RSSMiB}, node: []float64{scaled},
 		goalText: fmt.Sprintf("wfrun ≤ %.0f MiB", cfg.maxMemMiB), checked: true, met: mw.RSSMiB <= cfg.maxMemMiB,
-		note: fmt.Sprintf("wfrun: the whole fresh process (%s added by the runs); Node: %.1f MiB added per worker for %d workers, times %s",
-			formatMiB(mw.AddedMiB), mn.AddedMiB/float64(mn.Runs), mn.Runs, formatCount(cfg.suspended))}
+		note: fmt.Sprintf("wfrun: the whole fresh process (%s added by the runs; %s once freed memory is returned to the OS; live: %s heap, %s stacks); Node: %.1f MiB added per worker for %d workers, times %s",
+			formatMiB(mw.AddedMiB), formatMiB(mw.SettledMiB), formatMiB(mw.HeapMiB), formatMiB(mw.StacksMiB),
+			mn.AddedMiB/float64(mn.Runs), mn.Runs, formatCount(cfg.suspended))}
 	if mw.RSSMiB > 0 && scaled > 0 {
 		r.ratios = []float64{scaled / mw.RSSMiB}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	stdruntime "runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,6 +106,12 @@ type memory struct {
 	Runs     int     `json:"runs"`
 	RSSMiB   float64 `json:"rssMiB"`   // the whole process while they wait
 	AddedMiB float64 `json:"addedMiB"` // above the process before the first
+	// wfrun only: the whole process while they wait, after a collection
+	// that returns freed memory to the OS (what the runtime does by itself
+	// within minutes), and how the live memory splits.
+	SettledMiB float64 `json:"settledMiB,omitempty"`
+	HeapMiB    float64 `json:"heapMiB,omitempty"`
+	StacksMiB  float64 `json:"stacksMiB,omitempty"`
 }
 
 // suspendedEnv, set to a number of runs, makes this program (or its test
@@ -194,13 +201,18 @@ func measureSuspended(runs int) (memory, error) {
 	}
 	p.started.Wait()
 	during := rssMiB()
+	debug.FreeOSMemory()
+	settled := rssMiB()
+	var ms stdruntime.MemStats
+	stdruntime.ReadMemStats(&ms)
 	close(p.release)
 	for _, r := range started {
 		if res := r.Wait(); res.StopReason != engine.StopCompleted {
 			return memory{}, fmt.Errorf("a suspended run ended %s: %s", res.StopReason, res.Error)
 		}
 	}
-	return memory{Runs: runs, RSSMiB: during, AddedMiB: during - before}, nil
+	return memory{Runs: runs, RSSMiB: during, AddedMiB: during - before, SettledMiB: settled,
+		HeapMiB: float64(ms.HeapAlloc) / (1 << 20), StacksMiB: float64(ms.StackInuse) / (1 << 20)}, nil
 }
 
 // rssMiB reads the process's resident set size from /proc (Linux; 0
