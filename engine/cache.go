@@ -14,6 +14,17 @@ type compiled struct {
 	script *sandbox.Script
 	meta   json.RawMessage // nil when the script has no `export const meta`
 	err    error
+
+	// parsed is meta, parsed and valid, for the requests that bring no
+	// meta of their own (most do): Start then skips parsing it again.
+	// nil when meta is absent or invalid.
+	parsed *parsedMeta
+}
+
+// parsedMeta is what meta.Parse returned for a valid meta.
+type parsedMeta struct {
+	meta     meta.WorkflowMeta
+	warnings []string
 }
 
 // scriptCache keeps compiled scripts by name and source, so identical
@@ -66,5 +77,9 @@ func compile(name, src string) *compiled {
 	if err != nil {
 		return &compiled{err: err}
 	}
-	return &compiled{script: s, meta: raw}
+	c := &compiled{script: s, meta: raw}
+	if m, warnings, err := meta.Parse(raw); err == nil {
+		c.parsed = &parsedMeta{meta: m, warnings: warnings}
+	}
+	return c
 }

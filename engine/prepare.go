@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -144,6 +145,17 @@ func (e *Engine) compiled(req WorkflowStartRequest) *compiled {
 // resolveMeta merges the request's meta with the script's and validates the
 // result; the request's model replaces meta.model.
 func resolveMeta(req WorkflowStartRequest, cs *compiled) (meta.WorkflowMeta, []string, error) {
+	if len(req.Meta) == 0 && cs.parsed != nil {
+		// What Merge and Parse below would return, parsed once per script.
+		// Each run gets its own phases and warnings (Run.Meta hands them
+		// out; prepare appends to the warnings).
+		m := cs.parsed.meta
+		m.Phases = slices.Clone(m.Phases)
+		if req.Model != "" {
+			m.Model = req.Model
+		}
+		return m, slices.Clone(cs.parsed.warnings), nil
+	}
 	raw, err := meta.Merge(req.Meta, cs.meta)
 	if err != nil {
 		return meta.WorkflowMeta{}, nil, err

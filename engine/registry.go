@@ -19,10 +19,14 @@ import (
 // another's. The registry also admits background runs: an owner may have at
 // most Config.MaxBackgroundRuns of them running at once.
 //
-// Retention is lazy: every registry call first drops the finished runs
-// older than Config.FinishedRunTTL and, per owner, all but the newest
-// Config.FinishedRunsKept finished ones. No goroutine is involved, so the
-// registry owns nothing that Close must wait for.
+// Retention is lazy: every call that reads the registry (Lookup, Info,
+// Runs) first drops the finished runs older than Config.FinishedRunTTL and,
+// per owner, all but the newest Config.FinishedRunsKept finished ones.
+// Registering a run prunes only once the registry has doubled since the
+// last prune, so that Start stays cheap however many runs are kept, while
+// what the registry holds stays within twice what it would hold otherwise.
+// No goroutine is involved, so the registry owns nothing that Close must
+// wait for.
 
 // Defaults of the registry's Config fields.
 const (
@@ -78,8 +82,13 @@ type RunInfo struct {
 type registry struct {
 	mu      sync.Mutex
 	records map[string]*record // by run id
+	pruneAt int                // register prunes once records holds this many
 	now     func() time.Time   // time.Now; tests replace it
 }
+
+// minPruneAt is the fewest records register lets accumulate before it
+// prunes.
+const minPruneAt = 64
 
 // record is one run's entry. Its fields after run are guarded by mu.
 type record struct {
@@ -111,7 +120,10 @@ func (e *Engine) register(r *Run, req WorkflowStartRequest) (*record, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.clock()
-	g.pruneLocked(now, e.cfg)
+	if len(g.records) >= g.pruneAt {
+		g.pruneLocked(now, e.cfg)
+		g.pruneAt = max(2*len(g.records), minPruneAt)
+	}
 	if req.Background {
 		limit := e.cfg.MaxBackgroundRuns
 		if limit <= 0 {

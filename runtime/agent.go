@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -119,10 +120,10 @@ func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
 	r.spawned++
 	c.req.Seq = r.spawned
 	r.mu.Unlock()
-	c.req.AgentID = fmt.Sprintf("ag_%s_%d", strings.TrimPrefix(r.cfg.RunID, "wf_"), c.req.Seq)
+	c.req.AgentID = "ag_" + strings.TrimPrefix(r.cfg.RunID, "wf_") + "_" + strconv.Itoa(c.req.Seq)
 
 	p, resolve, _ := r.vm.NewPromise()
-	c.resolve = func(v any) error { return resolve(v) }
+	c.resolve = resolve
 	c.enqueue = r.loop.register()
 	r.dispatch(c)
 	return r.vm.ToValue(p)
@@ -313,7 +314,9 @@ func (r *run) phaseModel(phase string) string {
 
 // defaultLabel is the prompt's first non-empty line, at most 48 characters.
 func defaultLabel(prompt string) string {
-	for _, line := range strings.Split(prompt, "\n") {
+	for rest := prompt; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
 		if line = strings.TrimSpace(line); line != "" {
 			return truncateRunes(line, 48)
 		}

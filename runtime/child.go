@@ -97,10 +97,24 @@ func (r *run) startLocked(c *child) bool {
 }
 
 // launch runs a started child's provider on a goroutine of its own. It is
-// called by whoever started c (startLocked's callers), after releasing r.mu.
+// called by whoever started c (startLocked's callers), after releasing r.mu,
+// except when the starter is a child goroutine: that one runs c itself
+// (runChildren).
 func (r *run) launch(c *child) {
 	r.goroutines.Add(1)
-	go r.runChild(c)
+	go r.runChildren(c)
+}
+
+// runChildren runs c, then each child that ending the previous one handed
+// this goroutine (the oldest queued child takes the slot it freed), until
+// none is handed over. A fan-out of thousands then runs on as many
+// goroutines as it has slots, instead of starting, and growing the stack
+// of, one goroutine per child.
+func (r *run) runChildren(c *child) {
+	defer r.goroutineDone()
+	for c != nil {
+		c = r.runChild(c)
+	}
 }
 
 // drop ends a child that never started because the run is stopping: it
@@ -115,15 +129,14 @@ func (r *run) drop(c *child) {
 	r.pending.Done()
 }
 
-// runChild is the host side of one started child, on the child's own
-// goroutine. The child holds its slot from its agent.start until it is
+// runChild is the host side of one started child, on a child goroutine
+// (runChildren). The child holds its slot from its agent.start until it is
 // ended — by this goroutine when the provider returns, or by the watchdog
 // timer when the provider has not returned CancelGrace after ctx was done —
 // and finish passes the slot on at that moment. A provider that ignores its
-// context therefore keeps this goroutine, never a slot.
-func (r *run) runChild(c *child) {
-	defer r.goroutineDone()
-
+// context therefore keeps this goroutine, never a slot. It returns the
+// child that took the slot, which this goroutine must run next.
+func (r *run) runChild(c *child) *child {
 	ctx := r.childCtx
 	if r.cfg.ChildContext != nil {
 		ctx = r.cfg.ChildContext(ctx, c.req)
@@ -156,10 +169,9 @@ func (r *run) runChild(c *child) {
 		// Fail the run before the child's end reaches the loop, so the
 		// script never sees a broken provider's child as an ordinary null.
 		r.fail(perr)
-		r.finish(c, outcome{status: agentapi.StatusFailed, failure: agentapi.FailureTaskFailed, err: perr.Error()})
-		return
+		return r.finish(c, outcome{status: agentapi.StatusFailed, failure: agentapi.FailureTaskFailed, err: perr.Error()})
 	}
-	r.finish(c, r.classify(ctx, c, res))
+	return r.finish(c, r.classify(ctx, c, res))
 }
 
 // errChildTimeout is the cause of a child context whose own timeout passed.
@@ -177,8 +189,8 @@ func (r *run) goroutineDone() {
 // starts it (its agent.start follows the ended child's agent.end), or
 // returns the slot to the gate. Once the run is stopping the slot just goes
 // back: shutdown drops whoever waits. It runs where finish runs (a child
-// goroutine or the watchdog timer) with r.mu held; the caller must launch
-// the child returned, after unlocking.
+// goroutine or the watchdog timer) with r.mu held; the caller must run or
+// launch the child returned, after unlocking.
 func (r *run) passSlotLocked() *child {
 	if r.stopping {
 		r.gate.free++
@@ -272,19 +284,22 @@ func (r *run) abandon(c *child, ctx context.Context) {
 		o.status, o.failure = agentapi.StatusTimedOut, agentapi.FailureTimeout
 		o.err = fmt.Sprintf("the agent did not finish within its timeout of %s", c.req.Timeout)
 	}
-	r.finish(c, o)
+	if next := r.finish(c, o); next != nil {
+		r.launch(next)
+	}
 }
 
 // finish ends c exactly once: tallies it, emits agent.end, passes its slot
 // on and hands the outcome to the loop. It runs on c's goroutine when the
 // provider returns, or on the watchdog timer's (abandon); it takes r.mu. A
 // second call (the provider returning after the watchdog ended the child)
-// is dropped.
-func (r *run) finish(c *child, o outcome) {
+// is dropped. It returns the child that took c's slot, already started: the
+// caller must run it (runChildren) or launch it.
+func (r *run) finish(c *child, o outcome) *child {
 	r.mu.Lock()
 	if c.ended {
 		r.mu.Unlock()
-		return
+		return nil
 	}
 	c.ended = true
 	switch o.status {
@@ -310,12 +325,10 @@ func (r *run) finish(c *child, o outcome) {
 	r.emitLocked(ev)
 	next := r.passSlotLocked()
 	r.mu.Unlock()
-	if next != nil {
-		r.launch(next)
-	}
 
 	c.enqueue(func(rt *sandbox.Runtime) error { return r.deliver(rt, c, o) })
 	r.pending.Done()
+	return next
 }
 
 // deliver resolves the agent() promise with the child's value. Loop

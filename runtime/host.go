@@ -112,12 +112,14 @@ func (r *run) budgetObject() *goja.Object {
 		defer r.mu.Unlock()
 		return r.usage.Tokens()
 	}
-	_ = b.Set("spent", func() int64 { return spent() })
-	_ = b.Set("remaining", func() float64 {
+	// Native functions, not func() int64: goja wraps those by reflection,
+	// which costs more at every run's start than the rest of install.
+	_ = b.Set("spent", func(goja.FunctionCall) goja.Value { return vm.ToValue(spent()) })
+	_ = b.Set("remaining", func(goja.FunctionCall) goja.Value {
 		if r.cfg.BudgetTokens <= 0 {
-			return math.Inf(1)
+			return vm.ToValue(math.Inf(1))
 		}
-		return math.Max(0, float64(r.cfg.BudgetTokens-spent()))
+		return vm.ToValue(math.Max(0, float64(r.cfg.BudgetTokens-spent())))
 	})
 	return b
 }

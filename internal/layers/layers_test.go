@@ -32,6 +32,7 @@ var rules = []struct {
 	{"engine/trace", []string{"engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "traces sit on the engine, beside its tools"},
 	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine/trace", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
 	{"internal/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
+	{"internal/bench", []string{"engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
 	{"internal/enginetest", []string{"engine", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 }
 
