@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -12,6 +13,15 @@ import (
 
 // maxLogBytes caps one log message; longer ones are cut with a note.
 const maxLogBytes = 64 << 10
+
+// MaxLogEvents is how many log events a run may emit, and MaxLogVolume how
+// many bytes of messages: a script that floods (a million log() calls) has
+// the rest dropped and counted, and one last log event says how many, so
+// that no consumer of the events (a terminal, a ledger, a page) drowns.
+const (
+	MaxLogEvents = 10000
+	MaxLogVolume = 8 << 20
+)
 
 // jsHelpers are the script-side halves of parallel and pipeline, bound to
 // this run's Go callbacks.
@@ -71,8 +81,25 @@ func (r *run) logFunc(call goja.FunctionCall) goja.Value {
 	if len(msg) > maxLogBytes {
 		msg = cutUTF8(msg, maxLogBytes) + " …(log message cut at 64 KiB)"
 	}
+	if r.logs >= MaxLogEvents || r.logVolume+len(msg) > MaxLogVolume {
+		r.logsDropped++
+		return goja.Undefined()
+	}
+	r.logs++
+	r.logVolume += len(msg)
 	r.emit(Event{Type: EventLog, Message: msg})
 	return goja.Undefined()
+}
+
+// reportDroppedLogs emits the one log event that says how many messages a
+// flooding script lost. Loop goroutine, when the run has settled.
+func (r *run) reportDroppedLogs() {
+	if r.logsDropped == 0 {
+		return
+	}
+	msg := fmt.Sprintf("…%d more log messages were dropped: a run keeps at most %d log messages and %d MiB of them; log less, or return the data",
+		r.logsDropped, MaxLogEvents, MaxLogVolume>>20)
+	r.emit(Event{Type: EventLog, Message: msg})
 }
 
 func (r *run) formatLogValue(v goja.Value) string {

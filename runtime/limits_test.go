@@ -219,3 +219,14 @@ func TestCancel_ReachesTheExportOfTheValue(t *testing.T) {
 	out, _ := run(t, harness{ctx: ctx}, `return { toJSON() { while (true) {} } }`)
 	wantCode(t, out, wferr.Cancelled, "enough")
 }
+
+func TestLog_AFloodIsCappedAndTheDropIsSaid(t *testing.T) {
+	_, rec := runScript(t, `for (let i = 0; i < 50000; i++) log('line ' + i); return 1`)
+	logs := rec.Of(EventLog)
+	if len(logs) != MaxLogEvents+1 {
+		t.Fatalf("%d log events, want %d and the note", len(logs), MaxLogEvents+1)
+	}
+	if last := logs[len(logs)-1].Message; !strings.Contains(last, "40000 more log messages were dropped") {
+		t.Fatalf("last log = %q", last)
+	}
+}

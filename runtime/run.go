@@ -118,10 +118,12 @@ type run struct {
 
 	body *goja.Promise // loop: the script's promise
 
-	phase   string                    // loop: current phase title
-	schemas map[string]*schema.Schema // loop: compiled schemas by raw text
-	helpers jsHelpers                 // loop: built on first use
-	promise goja.Value                // loop: the original Promise constructor
+	phase string // loop: current phase title
+	// loop: log events emitted, their bytes, and those dropped past the caps
+	logs, logVolume, logsDropped int
+	schemas                      map[string]*schema.Schema // loop: compiled schemas by raw text
+	helpers                      jsHelpers                 // loop: built on first use
+	promise                      goja.Value                // loop: the original Promise constructor
 
 	pending sync.WaitGroup // children not yet ended (logically)
 
@@ -186,6 +188,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	// message), so the deadline and cancellation still reach it.
 	out := r.settle(err)
 	stopWatch()
+	r.reportDroppedLogs()
 	r.shutdown()
 
 	r.mu.Lock()

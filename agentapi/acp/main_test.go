@@ -12,7 +12,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/wfrun/wfrun/agentapi/workspace"
+	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/internal/leaktest"
 )
 
@@ -47,7 +47,7 @@ func (b buildThenRun) Run() int {
 }
 
 func TestMain(m *testing.M) {
-	workspace.Init() // sandboxed terminals re-execute this test binary as the helper
+	engine.Init() // sandboxed terminals and isolated runs re-execute this test binary as the helper
 	goleak.VerifyTestMain(buildThenRun{m}, leaktest.Options()...)
 }
 

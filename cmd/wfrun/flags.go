@@ -23,6 +23,7 @@ type options struct {
 	timeout, agentTimeout       string
 	budgetTokens                string
 	maxMemory                   string
+	isolate                     string
 	events                      string
 
 	// Provider configuration.
@@ -127,6 +128,7 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.agentTimeout, "agent-timeout")
 	str(&o.budgetTokens, "budget-tokens")
 	str(&o.maxMemory, "max-memory")
+	str(&o.isolate, "isolate")
 	str(&o.events, "events")
 	str(&o.otlpEndpoint, "otlp-endpoint")
 	str(&o.baseURL, "base-url")
@@ -215,6 +217,11 @@ func (o *options) validate() error {
 	o.budgetTokensN = int64(n)
 	if o.maxMemoryN, err = byteSize("max-memory", o.maxMemory, "512MiB"); err != nil {
 		return err
+	}
+	switch o.isolate {
+	case "", "none", "process":
+	default:
+		return fmt.Errorf("--isolate %q is not an isolation: use --isolate process (each run in a child process of its own) or --isolate none", o.isolate)
 	}
 	if o.timeoutD, err = positiveDuration("timeout", o.timeout, "10m"); err != nil {
 		return err

@@ -35,6 +35,11 @@ func mcpCommand(args []string, e env) int {
 			return usageFail(e, "%v", err)
 		}
 	}
+	if o.isolate == "" {
+		// A server runs scripts for many parents: one that crashes or
+		// exhausts its VM must not take the others down with it.
+		o.isolate = "process"
+	}
 	in, err := loadToolInvocation(o, e)
 	if err != nil {
 		var ue *usageError

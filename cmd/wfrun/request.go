@@ -229,6 +229,9 @@ func applyRequestFlags(in *invocation, o *options, _ *stdinGuard) error {
 	if o.maxMemoryN > 0 {
 		in.req.MaxMemoryBytes = o.maxMemoryN
 	}
+	if o.isolate != "" {
+		in.req.Isolate = engine.Isolation(o.isolate)
+	}
 	if o.timeoutD > 0 {
 		in.req.TimeoutMs = millis(o.timeoutD)
 	}

@@ -21,7 +21,10 @@ import (
 	"github.com/wfrun/wfrun/internal/leaktest"
 )
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	engine.Init() // isolated runs re-execute this test binary
+	leaktest.VerifyTestMain(m)
+}
 
 const phasedScript = `export const meta = { name: 'traced', description: 'phases, a tool call and a failure' }
 const opener = await agent('before any phase', { label: 'opener' })

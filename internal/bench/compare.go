@@ -12,30 +12,31 @@ import (
 
 // config sizes one comparison.
 type config struct {
-	smoke       bool // tiny sizes: the report says its figures mean nothing
-	rounds      int  // counted rounds of each workload
-	warmup      bool // one uncounted round of each workload first
-	startRuns   int  // wfrun's trivial runs per round
-	startRunsJS int  // Node's trivial runs per round (each starts a worker)
-	lanes       int
-	throughput  time.Duration // per side and round
-	fanOut      []int         // the fan-out sizes
-	fanOutRuns  int           // runs of each fan-out per side and round
-	suspended   int           // wfrun's suspended runs
-	suspendedJS int           // Node's suspended workers, scaled to suspended
-	maxMemMiB   float64       // the memory target for wfrun's suspended runs
+	smoke        bool // tiny sizes: the report says its figures mean nothing
+	rounds       int  // counted rounds of each workload
+	warmup       bool // one uncounted round of each workload first
+	startRuns    int  // wfrun's trivial runs per round
+	startRunsJS  int  // Node's trivial runs per round (each starts a worker)
+	isolatedRuns int  // wfrun's isolated trivial runs per round (each starts a process)
+	lanes        int
+	throughput   time.Duration // per side and round
+	fanOut       []int         // the fan-out sizes
+	fanOutRuns   int           // runs of each fan-out per side and round
+	suspended    int           // wfrun's suspended runs
+	suspendedJS  int           // Node's suspended workers, scaled to suspended
+	maxMemMiB    float64       // the memory target for wfrun's suspended runs
 }
 
 // fullConfig is the documented comparison; smokeConfig only checks that
 // every workload still produces figures.
 func fullConfig() config {
-	return config{rounds: 5, warmup: true, startRuns: 300, startRunsJS: 10, lanes: 4,
+	return config{rounds: 5, warmup: true, startRuns: 300, startRunsJS: 10, isolatedRuns: 20, lanes: 4,
 		throughput: 1500 * time.Millisecond, fanOut: []int{1000, 10000}, fanOutRuns: 5,
 		suspended: 10000, suspendedJS: 50, maxMemMiB: 512}
 }
 
 func smokeConfig() config {
-	return config{smoke: true, rounds: 1, startRuns: 3, startRunsJS: 2, lanes: 2,
+	return config{smoke: true, rounds: 1, startRuns: 3, startRunsJS: 2, isolatedRuns: 2, lanes: 2,
 		throughput: 100 * time.Millisecond, fanOut: []int{50, 200}, fanOutRuns: 2,
 		suspended: 20, suspendedJS: 2, maxMemMiB: 512}
 }
@@ -135,6 +136,14 @@ func compare(cfg config, s sides, progress io.Writer) ([]*row, error) {
 		medianOf(func() ([]float64, error) { return s.node.start(cfg.startRunsJS) })); err != nil {
 		return rows, err
 	}
+	isolated := &row{name: "isolated trivial run (--isolate process), start to result (median)", kind: lowerIsBetter, format: formatDuration,
+		goalText: "wfrun ≤ 15 ms", note: fmt.Sprintf("%d wfrun runs, each a child process, and %d Node workers a round", cfg.isolatedRuns, cfg.startRunsJS)}
+	if err := add(isolated,
+		medianOf(func() ([]float64, error) { return s.wfrun.startIsolated(cfg.isolatedRuns) }),
+		medianOf(func() ([]float64, error) { return s.node.start(cfg.startRunsJS) })); err != nil {
+		return rows, err
+	}
+	isolated.checked, isolated.met = true, spreadOf(isolated.wfrun).med <= 15000
 	if err := add(&row{name: fmt.Sprintf("4-agent runs per second, %d lanes", cfg.lanes), kind: higherIsBetter,
 		format: func(x float64) string { return groupDigits(x) + "/s" }, goal: 100, goalText: "≥ 100×",
 		note: fmt.Sprintf("%s a side and round", cfg.throughput)},

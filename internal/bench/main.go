@@ -10,9 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wfrun/wfrun/engine"
 )
 
 func main() {
+	engine.Init() // the isolated runs re-execute this binary
 	if maybeSuspendedChild() {
 		return
 	}

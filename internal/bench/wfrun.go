@@ -32,6 +32,21 @@ func newWfrunSide(maxAgents int) (*wfrunSide, error) {
 	return &wfrunSide{eng: eng}, nil
 }
 
+// startIsolated times trivial runs with process isolation (each in a
+// child process of its own), one after another.
+func (w *wfrunSide) startIsolated(runs int) ([]float64, error) {
+	us := make([]float64, 0, runs)
+	for range runs {
+		t0 := time.Now()
+		res := w.eng.Run(context.Background(), engine.WorkflowStartRequest{Parent: "bench", Script: trivialScript, Isolate: engine.IsolateProcess})
+		if res.StopReason != engine.StopCompleted {
+			return nil, fmt.Errorf("wfrun side, isolated: the run ended %s: %s", res.StopReason, res.Error)
+		}
+		us = append(us, float64(time.Since(t0).Nanoseconds())/1e3)
+	}
+	return us, nil
+}
+
 func (w *wfrunSide) close() error { return w.eng.Close(context.Background()) }
 
 func (w *wfrunSide) run(script string) error {
