@@ -1,0 +1,3 @@
+// hostile: throws null
+// expect: SCRIPT_ERROR within 5s
+throw null
