@@ -110,7 +110,7 @@ func (r *run) budgetObject() *goja.Object {
 	spent := func() int64 {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		return r.usage.Tokens()
+		return r.spentLocked()
 	}
 	_ = b.Set("spent", func() int64 { return spent() })
 	_ = b.Set("remaining", func() float64 {
