@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,11 +98,14 @@ func (f *Folder) WriteFile(name string, data []byte) error {
 
 // WriteJSON writes v, indented, as name (see WriteFile).
 func (f *Folder) WriteJSON(name string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // scripts are full of =>, < and &
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("cannot encode %s: %w", name, err)
 	}
-	return f.WriteFile(name, append(data, '\n'))
+	return f.WriteFile(name, buf.Bytes())
 }
 
 // ReadFile reads one of the folder's files.

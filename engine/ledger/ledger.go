@@ -482,7 +482,7 @@ func (l *Ledger) Apply(runID string, v Verb, detail string) (Transition, Run, er
 			return err
 		}
 		if t, err = Decide(before.Status, v); err != nil {
-			return fmt.Errorf("cannot %s run %s: %w", strings.ReplaceAll(string(v), "_", "-"), runID, err)
+			return &RefusedError{Verb: v, RunID: runID, Err: err}
 		}
 		switch v {
 		case Stop:
@@ -504,6 +504,19 @@ func (l *Ledger) Apply(runID string, v Verb, detail string) (Transition, Run, er
 	})
 	return t, before, err
 }
+
+// RefusedError is Apply's error for a verb that Decide refuses.
+type RefusedError struct {
+	Verb  Verb
+	RunID string
+	Err   error // Decide's sentence
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("cannot %s run %s: %v", strings.ReplaceAll(string(e.Verb), "_", " "), e.RunID, e.Err)
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 type scanner interface{ Scan(...any) error }
 

@@ -25,12 +25,15 @@ var rules = []struct {
 	{"sandbox", []string{"internal/wferr"}, "the sandbox knows no agents, meta or runs"},
 	{"agentapi/...", []string{"agentapi", "internal/wferr"}, "the provider contract and the providers import none of the others"},
 	{"runtime", []string{"sandbox", "agentapi", "meta", "internal/wferr"}, "a run knows no engine, files or CLI"},
-	{"engine", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the Go API sits on the runtime, never on its tools"},
-	{"engine/tool", []string{"engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the tools sit on the engine"},
-	{"engine/mcpserver", []string{"engine/tool", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the MCP server sits on the tools"},
-	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
+	{"engine", []string{"engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the Go API sits on the runtime and its stores, never on its tools"},
+	{"engine/journal", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "run folders and journals know no engine or ledger"},
+	{"engine/ledger", []string{"agentapi", "internal/wferr"}, "the ledger stores; it knows no engine, runtime or journal"},
+	{"engine/ralph", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the Ralph loop is a workflow on the engine"},
+	{"engine/tool", []string{"engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the tools sit on the engine"},
+	{"engine/mcpserver", []string{"engine/tool", "engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the MCP server sits on the tools"},
+	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
 	{"internal/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
-	{"internal/enginetest", []string{"engine", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
+	{"internal/enginetest", []string{"engine", "engine/journal", "engine/ledger", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 }
 
 // deps returns every package of the module and the module's packages each
@@ -126,7 +129,7 @@ func TestImportArrowsPointOneWay(t *testing.T) {
 func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 	for _, c := range []struct{ pkg, dep string }{
 		{"sandbox", "runtime"}, {"agentapi/openai", "engine"}, {"agentapi", "meta"}, {"runtime", "engine"},
-		{"meta", "sandbox"}, {"engine", "engine/tool"}, {"engine/tool", "engine/mcpserver"}, {"sandbox", "agentapi/schema"},
+		{"meta", "sandbox"}, {"engine", "engine/tool"}, {"engine/ledger", "engine"}, {"engine/journal", "engine/ledger"}, {"engine", "engine/ralph"}, {"engine/tool", "engine/mcpserver"}, {"sandbox", "agentapi/schema"},
 		{"newpkg", "runtime"},
 	} {
 		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 1 {
