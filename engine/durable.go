@@ -174,9 +174,9 @@ type store struct {
 	events *journal.EventLog
 	row    ledger.Run
 
-	mu       sync.Mutex
-	children map[int]*ledger.Child // by seq
-	dirty    map[int]bool
+	mu        sync.Mutex
+	children  map[int]*ledger.Child // by seq
+	dirty     map[int]bool
 	ledgerErr error // the first error writing the ledger: a warning of the result
 
 	stop     chan struct{} // closed when the run has settled
