@@ -282,6 +282,9 @@ func (s *store) observe(ev Event) {
 		if ev.Usage != nil {
 			c.Usage = *ev.Usage
 		}
+		if ev.DurationMs != nil {
+			c.Metadata = json.RawMessage(fmt.Sprintf(`{"durationMs":%d}`, *ev.DurationMs))
+		}
 	}
 }
 
@@ -427,8 +430,8 @@ func (e *Engine) Note(runID, text string) error {
 // Retry applies the retry verb to a failed, cancelled or abandoned run: a
 // new run, resumed from it (its finished children replay for free) and
 // linked to it as its child in the lineage, is started with the old run's
-// request, which adjust (if not nil) may change — raise a limit, add an
-// OnEvent sink.
+// request. adjust, if not nil, fills a request whose set fields override
+// the saved one — raise a limit, name the owner, add an OnEvent sink.
 func (e *Engine) Retry(ctx context.Context, runID string, adjust func(*WorkflowStartRequest)) (*Run, error) {
 	if !e.durable() {
 		return nil, errNoLedger("retry")
@@ -459,7 +462,8 @@ func (e *Engine) Retry(ctx context.Context, runID string, adjust func(*WorkflowS
 // Continue applies the continue verb to an abandoned run (its process died
 // without settling it): the run is resumed in place, under its own id and
 // in its own folder, replaying what its journal holds. adjust, if not nil,
-// may change the saved request (raise a limit, add an OnEvent sink).
+// fills a request whose set fields override the saved one, as for Retry
+// (raise a limit, add an OnEvent sink); the owner stays the run's.
 func (e *Engine) Continue(ctx context.Context, runID string, adjust func(*WorkflowStartRequest)) (*Run, error) {
 	if !e.durable() {
 		return nil, errNoLedger("continue")
@@ -473,7 +477,10 @@ func (e *Engine) Continue(ctx context.Context, runID string, adjust func(*Workfl
 		return nil, err
 	}
 	if adjust != nil {
-		adjust(&req)
+		var over WorkflowStartRequest
+		adjust(&over)
+		over.Parent = ""
+		req = overlay(req, over)
 	}
 	prior, err := journal.Read(folder.Path(journal.JournalFile))
 	if err != nil {

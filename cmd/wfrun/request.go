@@ -36,6 +36,9 @@ type invocation struct {
 	// engineConfig, when set, adjusts the engine's Config (wfrun mcp and
 	// wfrun agent turn the limit flags into the engine's defaults).
 	engineConfig func(*engine.Config)
+	// runsDir keeps the runs (--runs-dir, $WFRUN_RUNS_DIR, .wfrun/runs);
+	// "" for a command that runs nothing (check).
+	runsDir string
 }
 
 // usageError is a bad invocation (exit 2): something wfrun could not read
@@ -78,6 +81,7 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 		return nil, err
 	}
 	in.personas = in.providers.personas
+	in.runsDir = runsDirOf(o, e)
 	return in, nil
 }
 

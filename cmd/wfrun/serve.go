@@ -28,6 +28,7 @@ func loadToolInvocation(o *options, e env) (*invocation, error) {
 		return nil, err
 	}
 	in.personas = in.providers.personas
+	in.runsDir = runsDirOf(o, e)
 	req := in.req
 	in.engineConfig = func(cfg *engine.Config) {
 		if req.SubagentProvider != "" {

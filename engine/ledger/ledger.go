@@ -82,7 +82,9 @@ type Run struct {
 	Dir string `json:"dir,omitempty"`
 }
 
-// Child is one child's row: a snapshot of an agent of a run.
+// Child is one child's row: a snapshot of an agent of a run. Metadata is
+// a JSON object of what else the writer knows; the engine keeps the
+// child's durationMs there.
 type Child struct {
 	RunID         string          `json:"runId"`
 	AgentID       string          `json:"agentId"`
@@ -559,7 +561,10 @@ type Filter struct {
 	Status RunStatus
 	Name   string // the meta name, exactly
 	Owner  string
-	Limit  int // 0: no limit
+	// ParentRun selects the runs that retry or resume this one: its
+	// children in the lineage.
+	ParentRun string
+	Limit     int // 0: no limit
 }
 
 // List returns the runs f selects, newest first.
@@ -574,6 +579,9 @@ func (l *Ledger) List(f Filter) ([]Run, error) {
 	}
 	if f.Owner != "" {
 		where, args = append(where, "owner = ?"), append(args, f.Owner)
+	}
+	if f.ParentRun != "" {
+		where, args = append(where, "parent_run = ?"), append(args, f.ParentRun)
 	}
 	q := `SELECT ` + runColumns + ` FROM runs`
 	if len(where) > 0 {

@@ -113,7 +113,7 @@ async function exercise(client, label) {
 }
 
 async function overStdio() {
-  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`], stderr: 'pipe' })
+  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`, '--runs-dir', `${eventsDir}/runs`], stderr: 'pipe' })
   const client = new Client({ name: 'wfrun-e2e', version: '1.0.0' })
   await client.connect(transport)
   try {
@@ -125,7 +125,7 @@ async function overStdio() {
 
 async function overHTTP() {
   const token = 'e2e-token-' + process.pid
-  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/http.jsonl`, '--http', '127.0.0.1:0'], {
+  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/http.jsonl`, '--runs-dir', `${eventsDir}/runs`, '--http', '127.0.0.1:0'], {
     env: { ...process.env, WFRUN_AUTH_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'],
   })
   try {
