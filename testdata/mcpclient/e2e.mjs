@@ -41,7 +41,7 @@ const SLOW = "export const meta = { name: 'slow', description: 'one agent that t
 async function exercise(client, label) {
   const { tools } = await client.listTools()
   const names = tools.map((t) => t.name).sort()
-  check(names.join(',') === 'agent,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait', 'list the tools', names)
+  check(names.join(',') === 'agent,ralph,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait', 'list the tools', names)
   const wf = tools.find((t) => t.name === 'workflow')
   check(wf.inputSchema.type === 'object' && wf.inputSchema.required.includes('script') && wf.description.includes('export const meta'), 'the workflow tool', wf)
   console.log(`ok ${label}: list the tools`)
