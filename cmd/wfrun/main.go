@@ -74,6 +74,8 @@ func runMain(args []string, e env) int {
 			return stopCommand(args[1:], e)
 		case "note":
 			return noteCommand(args[1:], e)
+		case "ralph":
+			return ralphCommand(args[1:], e)
 		}
 	}
 	return runCommand(args, e)

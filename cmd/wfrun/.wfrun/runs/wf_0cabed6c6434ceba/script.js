@@ -1,0 +1,2 @@
+export const meta = { name: 'stdio', description: 'x' }
+return await agent('over stdio')
