@@ -125,6 +125,16 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 	if s != nil {
 		cfg.Events = s.log.record
 	}
+	if v := e.getenv("WFRUN_HEARTBEAT"); v != "" && in.runsDir != "" {
+		// How often live runs renew their lease in the ledger; the lease is
+		// ten beats. Tests shorten it; a person rarely needs to.
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			closeProviders()
+			return nil, func() {}, precheck(engine.CodeInvalidRequest, "WFRUN_HEARTBEAT=%q is not a positive duration such as 2s", v)
+		}
+		cfg.Heartbeat = d
+	}
 	if in.engineConfig != nil {
 		in.engineConfig(&cfg)
 	}
