@@ -1,2 +1,0 @@
-export const meta = { name: 'stdio', description: 'x' }
-return await agent('over stdio')
