@@ -36,9 +36,24 @@
 // Package engine/trace implements it to turn runs into OpenTelemetry
 // spans; the engine itself knows nothing of tracing.
 //
+// With Config.RunsDir runs are durable (durable.go, docs/durability.md):
+// each run gets a folder (engine/journal) whose journal is the runtime's
+// Journal, so every child is on disk before the script sees it, and a row
+// in the run ledger (engine/ledger) that a heartbeat goroutine per run keeps
+// leased. ResumeFromRunId replays an earlier run's finished children; Stop,
+// Retry, Continue and Note are the ledger's verbs, and Info and Runs read
+// the ledger for runs the registry no longer holds. Without RunsDir the
+// engine writes nothing anywhere.
+//
 // Close cancels the runs still going and waits for every goroutine they
 // started, so that an embedding program (or a test with goleak) can know that
 // nothing outlives the engine.
 //
-// Place: cmd → engine → runtime → sandbox; engine also uses meta and agentapi.
+// Close cancels the runs still going and waits for every goroutine they
+// started (heartbeats included), and closes the ledger, so that an
+// embedding program (or a test with goleak) can know that nothing outlives
+// the engine.
+//
+// Place: cmd → engine → runtime → sandbox; engine also uses meta, agentapi,
+// engine/journal and engine/ledger.
 package engine

@@ -12,6 +12,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/agentapi/persona"
+	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/runtime"
 	"github.com/wfrun/wfrun/runtime/isolate"
@@ -111,6 +112,21 @@ type Config struct {
 	MaxBackgroundRuns int
 	FinishedRunsKept  int
 	FinishedRunTTL    time.Duration
+
+	// RunsDir, when set, makes runs durable (docs/durability.md): each run
+	// gets a folder RunsDir/<runId>/ with its request, script, events,
+	// journal and result, and a row in the run ledger, so that it can be
+	// resumed, retried, continued and listed after its process is gone.
+	// "" (the default) writes nothing anywhere.
+	RunsDir string
+	// LedgerPath is the run ledger's file; "" means ledger.db in the folder
+	// that holds RunsDir (.wfrun/ledger.db beside .wfrun/runs). Unused
+	// without RunsDir.
+	LedgerPath string
+	// Heartbeat is how often a live run renews its lease in the ledger and
+	// saves its children's snapshots; 0 means 2 s. The lease is ten beats:
+	// a run whose process has been gone that long is abandoned.
+	Heartbeat time.Duration
 }
 
 // Engine starts and tracks workflow runs. It is safe for concurrent use; two
@@ -121,6 +137,7 @@ type Engine struct {
 	cache     scriptCache
 	workflows *workflowIndex // nil without Config.WorkflowsDir
 	registry  registry       // every run by owner, until dropped (registry.go)
+	ledger    *ledger.Ledger // nil without Config.RunsDir (durable.go)
 
 	mu     sync.Mutex
 	runs   map[string]*Run
@@ -168,6 +185,13 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("engine: the default provider %q is not registered (registered: %s)",
 			cfg.DefaultProvider, strings.Join(e.providers.Names(), ", "))
 	}
+	if cfg.RunsDir != "" {
+		l, err := openLedger(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		e.ledger = l
+	}
 	return e, nil
 }
 
@@ -189,19 +213,47 @@ func newRunID() string {
 // pre-check returns an *Error (render it with FailedResult) and no Run.
 // Cancelling ctx cancels the run.
 func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, error) {
+	var plan startPlan
+	if req.ResumeFromRunId != "" {
+		var err error
+		if req, plan, err = e.resolveResume(req); err != nil {
+			return nil, err
+		}
+	}
+	return e.start(ctx, req, plan)
+}
+
+// start is Start once a resume has been resolved: plan says which id the
+// run takes and what it replays.
+func (e *Engine) start(ctx context.Context, req WorkflowStartRequest, plan startPlan) (*Run, error) {
 	p, err := e.prepare(req)
 	if err != nil {
 		return nil, err
 	}
-	r := newRun(newRunID(), p.meta, p.warnings)
+	id := plan.id
+	if id == "" {
+		id = newRunID()
+	}
+	r := newRun(id, p.meta, p.warnings)
 	p.cfg.RunID = r.id
 	rec, err := e.register(r, req)
 	if err != nil {
 		return nil, err
 	}
+	var st *store
+	if e.durable() {
+		if st, err = e.openStore(r.id, req, p.meta.Name, plan); err != nil {
+			e.unregister(r.id)
+			return nil, err
+		}
+		p.cfg.Journal = st
+	}
 	sinks := []func(Event){rec.observe, e.cfg.Events, req.OnEvent}
 	if e.cfg.Observer != nil {
 		sinks = append(sinks, e.cfg.Observer.Event)
+	}
+	if st != nil {
+		sinks = append([]func(Event){st.observe}, sinks...)
 	}
 	r.emit = func(ev Event) {
 		defer func() { _ = recover() }() // a panicking sink must not take the process down
@@ -223,6 +275,9 @@ func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, err
 		e.mu.Unlock()
 		cancel(nil)
 		e.unregister(r.id)
+		if st != nil {
+			st.finish(FailedResult(r.id, wferr.New(wferr.Cancelled, "the engine closed before the run started")))
+		}
 		return nil, wferr.New(wferr.Cancelled, "the engine is closed")
 	}
 	e.runs[r.id] = r
@@ -238,12 +293,17 @@ func (e *Engine) Start(ctx context.Context, req WorkflowStartRequest) (*Run, err
 	}
 	r.emit(Event{Type: EventRunStart, RunID: r.id, Time: time.Now(), Meta: &r.meta, Warnings: r.warnings,
 		Concurrency: p.cfg.Concurrency})
-	go e.execute(runCtx, r, p.cfg, p.isolate)
+	if st != nil {
+		st.startBeat(r) // execute waits for it (store.finish)
+	}
+	go e.execute(runCtx, r, p.cfg, p.isolate, st)
 	return r, nil
 }
 
-// execute runs r on its own goroutine (the run's loop goroutine) and settles it.
-func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config, iso Isolation) {
+// execute runs r on its own goroutine (the run's loop goroutine) and
+// settles it; a durable run's store is finished first, so that its result
+// is on disk when Wait returns.
+func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config, iso Isolation, st *store) {
 	start := time.Now()
 	var out runtime.Outcome
 	if iso == IsolateProcess {
@@ -264,6 +324,9 @@ func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config, iso Is
 	}
 	res.DurationMs = time.Since(start).Milliseconds()
 	r.emit(Event{Type: EventRunEnd, RunID: r.id, Time: time.Now(), Result: res.summary()})
+	if st != nil {
+		res.Warnings = append(res.Warnings, st.finish(res)...)
+	}
 	r.settle(res)
 	r.cancel(nil)
 
@@ -308,6 +371,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	}()
 	select {
 	case <-done:
+		if e.ledger != nil {
+			return e.ledger.Close()
+		}
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

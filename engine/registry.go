@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
 )
@@ -38,12 +39,14 @@ const (
 // RunStatus is where a run is in its life.
 type RunStatus string
 
-// The run statuses: running, then the run's stop reason.
+// The run statuses: running, then the run's stop reason, or abandoned for
+// a run in the ledger whose process died without settling it.
 const (
 	RunRunning   RunStatus = "running"
 	RunCompleted RunStatus = RunStatus(StopCompleted)
 	RunCancelled RunStatus = RunStatus(StopCancelled)
 	RunFailed    RunStatus = RunStatus(StopError)
+	RunAbandoned RunStatus = "abandoned"
 )
 
 // AgentProgress counts a run's children so far.
@@ -208,6 +211,37 @@ func (rec *record) info(now time.Time) RunInfo {
 	return in
 }
 
+// ledgerInfo renders a ledger row as the registry would the run. A row
+// that says running belongs to a live run of another process.
+func ledgerInfo(row ledger.Run, now time.Time) RunInfo {
+	in := RunInfo{
+		RunID: row.ID, Owner: row.Owner, Meta: meta.WorkflowMeta{Name: row.Name}, Status: RunRunning,
+		Agents: AgentProgress{Done: row.Agents.Completed + row.Agents.Replayed, Failed: row.Agents.Failed + row.Agents.TimedOut + row.Agents.Cancelled},
+		Usage:  row.Usage, StartedAt: row.CreatedAt, ElapsedMs: now.Sub(row.CreatedAt).Milliseconds(),
+		ErrorCode: ErrorCode(row.ErrorCode), Error: row.Error,
+	}
+	switch row.Status {
+	case ledger.RunCompleted:
+		in.Status = RunCompleted
+	case ledger.RunCancelled:
+		in.Status = RunCancelled
+	case ledger.RunFailed:
+		in.Status = RunFailed
+	case ledger.RunAbandoned:
+		in.Status = RunAbandoned
+		in.Error = "its process died without settling it; it can be continued (wfrun continue " + row.ID + ") or retried"
+	}
+	end := row.EndedAt
+	if end == nil && row.Status == ledger.RunAbandoned {
+		end = &row.UpdatedAt
+	}
+	if end != nil {
+		in.EndedAt = end
+		in.ElapsedMs = end.Sub(row.CreatedAt).Milliseconds()
+	}
+	return in
+}
+
 // pruneLocked drops finished runs past the TTL and, per owner, past the
 // count.
 func (g *registry) pruneLocked(now time.Time, cfg Config) {
@@ -275,13 +309,22 @@ func (e *Engine) Lookup(owner, runID string) (*Run, bool) {
 }
 
 // Info returns a snapshot of owner's run runID: status, phase, agents,
-// tokens, elapsed time. Another owner's run is reported as absent.
+// tokens, elapsed time. Another owner's run is reported as absent. With a
+// run ledger (Config.RunsDir), a run the registry no longer holds — it
+// ended long ago, or in another process — is read from the ledger.
 func (e *Engine) Info(owner, runID string) (RunInfo, bool) {
 	rec, now, ok := e.lookup(owner, runID)
-	if !ok {
+	if ok {
+		return rec.info(now), true
+	}
+	if e.ledger == nil {
 		return RunInfo{}, false
 	}
-	return rec.info(now), true
+	row, err := e.ledger.Get(runID)
+	if err != nil || row.Owner != owner {
+		return RunInfo{}, false
+	}
+	return ledgerInfo(row, now), true
 }
 
 // Runs lists owner's runs the engine still holds, running and finished,
@@ -299,8 +342,22 @@ func (e *Engine) Runs(owner string) []RunInfo {
 	}
 	g.mu.Unlock()
 	out := make([]RunInfo, 0, len(recs))
+	held := map[string]bool{}
 	for _, rec := range recs {
 		out = append(out, rec.info(now))
+		held[rec.run.id] = true
+	}
+	if e.ledger != nil {
+		keep := e.cfg.FinishedRunsKept
+		if keep <= 0 {
+			keep = DefaultFinishedRunsKept
+		}
+		rows, _ := e.ledger.List(ledger.Filter{Owner: owner, Limit: keep})
+		for _, row := range rows {
+			if !held[row.ID] {
+				out = append(out, ledgerInfo(row, now))
+			}
+		}
 	}
 	slices.SortFunc(out, func(a, b RunInfo) int {
 		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {

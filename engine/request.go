@@ -44,6 +44,13 @@ type WorkflowStartRequest struct {
 	// against the owner's limit of background runs (Config.MaxBackgroundRuns).
 	Background bool `json:"background,omitempty"`
 
+	// ResumeFromRunId resumes an earlier run of this engine's runs folder:
+	// the longest unchanged prefix of its finished agents is replayed from
+	// its journal for free, and the rest runs live (docs/durability.md).
+	// Without a script, the earlier run's request is used, with the fields
+	// this one sets overriding it; a run that is still live is refused.
+	ResumeFromRunId string `json:"resumeFromRunId,omitempty"`
+
 	// OnEvent, if set, receives this run's events in addition to the
 	// engine's sink (Go only).
 	OnEvent func(Event) `json:"-"`

@@ -104,7 +104,7 @@ func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
 
 	// Budget and cap: refused calls are fatal and not counted.
 	r.mu.Lock()
-	spent := r.usage.Tokens()
+	spent := r.spentLocked()
 	if r.cfg.BudgetTokens > 0 && spent >= r.cfg.BudgetTokens {
 		r.mu.Unlock()
 		return r.fatalf(wferr.BudgetExhausted, "the run's token budget of %d is spent (%d used); check budget.remaining() before calling agent()", r.cfg.BudgetTokens, spent)
@@ -124,6 +124,12 @@ func (r *run) agentFunc(call goja.FunctionCall) goja.Value {
 
 	p, resolve, _ := r.vm.NewPromise()
 	c.resolve = resolve
+	if r.cfg.Journal != nil {
+		c.key = CallKey(c.req)
+		if r.replay != nil && r.replay.take(r, c) {
+			return r.vm.ToValue(p) // answered from the journal (replay.go)
+		}
+	}
 	c.enqueue = r.loop.register()
 	r.dispatch(c)
 	return r.vm.ToValue(p)

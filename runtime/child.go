@@ -42,6 +42,7 @@ type child struct {
 	enqueue func(callback) // hands the outcome to the loop; called exactly once
 
 	resolve func(any) error // loop goroutine only
+	key     string          // CallKey of req, set only when the run has a journal
 
 	// Guarded by run.mu.
 	startedAt time.Time
@@ -326,7 +327,11 @@ func (r *run) finish(c *child, o outcome) *child {
 	next := r.passSlotLocked()
 	r.mu.Unlock()
 
-	c.enqueue(func(rt *sandbox.Runtime) error { return r.deliver(rt, c, o) })
+	if r.cfg.Journal != nil {
+		r.journalEnd(c, o) // on disk before the script can see it
+	} else {
+		c.enqueue(func(rt *sandbox.Runtime) error { return r.deliver(rt, c, o) })
+	}
 	r.pending.Done()
 	return next
 }

@@ -33,5 +33,17 @@
 // tells when its goroutine has finally returned. Every agent.start is paired
 // with exactly one agent.end before Run returns.
 //
+// # Durable runs
+//
+// With Config.Journal, every child is written to the journal (and is
+// durable) before its outcome is handed to the script, and a resumed run
+// replays the calls an earlier attempt finished: the longest prefix, in
+// seq order, of completed calls whose CallKey is unchanged is answered
+// from the journal, in the order those outcomes first reached the script;
+// the first call that differs runs live, and so does every call after it
+// (journal.go, replay.go). The Journal interface carries only data, so the
+// journal may be a file, a pipe or a workflow engine's history. Without a
+// journal the run writes nothing.
+//
 // Imports: sandbox, agentapi, meta; never engine or cmd.
 package runtime

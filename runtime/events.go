@@ -61,6 +61,11 @@ type Event struct {
 	// Worktree is where an isolated child left its changes (kept worktree).
 	Worktree *agentapi.Worktree `json:"worktree,omitempty"`
 
+	// agent.start and agent.end of a child a resumed run answered from its
+	// journal: the pair comes back to back, costs nothing (zero usage and
+	// duration) and holds no slot.
+	Replayed bool `json:"replayed,omitempty"`
+
 	// run.end: the WorkflowResult without its value (filled in by package engine).
 	Result any `json:"result,omitempty"`
 }

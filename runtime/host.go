@@ -137,7 +137,7 @@ func (r *run) budgetObject() *goja.Object {
 	spent := func() int64 {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		return r.usage.Tokens()
+		return r.spentLocked()
 	}
 	// Native functions, not func() int64: goja wraps those by reflection,
 	// which costs more at every run's start than the rest of install.

@@ -70,6 +70,12 @@ type Config struct {
 
 	// Sandbox configures the VM.
 	Sandbox sandbox.Options
+
+	// Journal, if set, makes the run durable: every child is recorded in it
+	// before the script sees its outcome, and the calls an earlier attempt
+	// finished (Journal.Prior) are replayed instead of run (journal.go,
+	// replay.go). nil: nothing is written and nothing replayed.
+	Journal Journal
 }
 
 // Counts tallies how children ended.
@@ -78,7 +84,10 @@ type Counts struct {
 	Failed    int `json:"failed"`
 	TimedOut  int `json:"timedOut"`
 	Cancelled int `json:"cancelled"`
-	Replayed  int `json:"replayed"`
+	// Replayed children were answered from the journal of the attempt the
+	// run resumes; they are counted here and nowhere else, so the five
+	// counts add up to AgentsSpawned.
+	Replayed int `json:"replayed"`
 }
 
 // KeptWorktree is a worktree an isolated child of the run left behind.
@@ -141,6 +150,17 @@ type run struct {
 	counts    Counts
 	usage     agentapi.Usage
 	worktrees []KeptWorktree
+	// replayedUsage is what the replayed children cost the first time: the
+	// budget counts it (the script saw it spent), the run's usage does not.
+	replayedUsage agentapi.Usage
+
+	// With a journal: the replayer (loop goroutine; nil when there is
+	// nothing to replay), and under jmu the Order of the last entry written
+	// and whether a write failed. Lock order: jmu before mu.
+	replay        *replayer
+	jmu           sync.Mutex
+	order         int
+	journalFailed bool
 }
 
 // Run runs cfg.Script to the end on the calling goroutine and returns how it
@@ -154,6 +174,9 @@ func Run(ctx context.Context, cfg Config) Outcome {
 		drained: make(chan struct{}),
 	}
 	r.gate.free = cfg.Concurrency
+	if cfg.Journal != nil {
+		r.replay, r.order = newReplayer(cfg.Journal.Prior())
+	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -286,13 +309,19 @@ func (r *run) drive(ctx context.Context) (err error) {
 		}
 	}()
 	r.loop.done = func() bool { return r.body != nil && r.body.State() != goja.PromiseStatePending }
-	return r.loop.run(func(*sandbox.Runtime) error {
+	err = r.loop.run(func(*sandbox.Runtime) error {
 		if ctx.Err() != nil {
 			r.fail(causeError(ctx))
 			return nil
 		}
 		return r.start()
 	})
+	// Idle while replayed outcomes wait for their turn: a call they wait
+	// for is not coming, so hand them over and go on (see replayer).
+	for err == nil && r.replay != nil && !r.loop.isStopped() && !r.loop.done() && r.replay.releaseAll(r) {
+		err = r.loop.run(func(*sandbox.Runtime) error { return nil })
+	}
+	return err
 }
 
 // bugError is the INTERNAL error of a panic recovered on the loop goroutine.
@@ -462,3 +491,8 @@ func (r *run) raise(err *wferr.Error) goja.Value {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// spentLocked is what the budget counts: the tokens of this attempt's
+// children and those the replayed children cost the first time. The caller
+// holds r.mu.
+func (r *run) spentLocked() int64 { return r.usage.Tokens() + r.replayedUsage.Tokens() }

@@ -26,6 +26,7 @@ func checkCommand(args []string, e env) int {
 		}
 		return printJSON(e, failedCheck(err), exitFailed)
 	}
+	in.runsDir = "" // a check runs nothing and keeps nothing
 	eng, closeProviders, err := newEngine(in, e, nil, false, false)
 	if err != nil {
 		return printJSON(e, failedCheck(err), exitFailed)

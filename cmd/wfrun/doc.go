@@ -7,6 +7,9 @@
 //	wfrun tool                     print the tools' definitions for parent agents
 //	wfrun mcp [flags]              serve the tools over MCP (stdio, or --http)
 //	wfrun agent "TASK" [flags]     a parent model with the workflow and agent tools
+//	wfrun ralph "OBJECTIVE"        the Ralph loop (engine/ralph)
+//	wfrun resume|retry|continue RUNID, runs, show RUNID, stop RUNID, note RUNID TEXT
+//	                               durable runs: the runs folder and its ledger (docs/durability.md)
 //
 // stdout carries only the JSON answer; notices, the live progress line (on a
 // terminal) and `--events -` go to stderr. The exit status is the contract a
@@ -23,7 +26,11 @@
 // failed pre-check, reported as a result.
 //
 // mcp and agent reuse the run's flags, provider setup and engine
-// (serve.go); the MCP server itself is engine/mcpserver.
+// (serve.go); the MCP server itself is engine/mcpserver. Every command that
+// runs something keeps its runs in --runs-dir ($WFRUN_RUNS_DIR,
+// .wfrun/runs); resume, retry, continue and ralph run in the foreground like
+// a script (resume.go, ralph.go), and runs, show, stop and note read or
+// change the ledger through an engine that runs nothing (runs.go).
 //
 // Place: cmd → engine (and engine/tool, engine/mcpserver). The command imports engine and the providers it
 // registers; nothing imports it.

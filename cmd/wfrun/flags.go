@@ -43,6 +43,10 @@ type options struct {
 	httpAddr, authToken string
 	printScript         bool
 
+	// Durable runs: the runs folder, and wfrun ralph's round cap.
+	runsDir   string
+	maxRounds string
+
 	help, version bool
 
 	// set holds the names of the flags given explicitly.
@@ -50,6 +54,7 @@ type options struct {
 
 	// Parsed forms of the numeric flags (0 when not given).
 	maxAgentsN, concurrencyN int
+	maxRoundsN               int
 	budgetTokensN            int64
 	maxMemoryN               int64
 	timeoutD, agentTimeoutD  time.Duration
@@ -59,10 +64,14 @@ type options struct {
 type command int
 
 const (
-	cmdRun   command = iota
-	cmdCheck         // wfrun check
-	cmdMCP           // wfrun mcp
-	cmdAgent         // wfrun agent
+	cmdRun      command = iota
+	cmdCheck            // wfrun check
+	cmdMCP              // wfrun mcp
+	cmdAgent            // wfrun agent
+	cmdResume           // wfrun resume RUNID
+	cmdRetry            // wfrun retry RUNID
+	cmdContinue         // wfrun continue RUNID
+	cmdRalph            // wfrun ralph "OBJECTIVE"
 )
 
 // String is the command's name in messages.
@@ -74,6 +83,14 @@ func (c command) String() string {
 		return "mcp"
 	case cmdAgent:
 		return "agent"
+	case cmdResume:
+		return "resume"
+	case cmdRetry:
+		return "retry"
+	case cmdContinue:
+		return "continue"
+	case cmdRalph:
+		return "ralph"
 	}
 	return "a script run"
 }
@@ -98,6 +115,20 @@ func refusal(cmd command, name string) string {
 	case "args", "meta", "request", "parent":
 		if cmd == cmdMCP || cmd == cmdAgent {
 			return fmt.Sprintf("--%s does not apply to %s: the model writes each script and passes its own meta and args; drop it", name, cmd)
+		}
+		if cmd == cmdRalph {
+			return fmt.Sprintf("--%s does not apply to ralph, whose workflow is fixed: give the objective, --max-rounds and --budget-tokens; drop it", name)
+		}
+		if (cmd == cmdRetry || cmd == cmdContinue || cmd == cmdResume) && !(cmd == cmdResume && name == "args") {
+			return fmt.Sprintf("--%s does not apply to %s: the run's folder holds its request (the limit and provider flags override it); drop it", name, cmd)
+		}
+	case "runs-dir":
+		if cmd == cmdCheck {
+			return "--runs-dir does not apply to check, which runs nothing and keeps no run; drop it"
+		}
+	case "max-rounds":
+		if cmd != cmdRalph {
+			return fmt.Sprintf("--max-rounds belongs to wfrun ralph, not to %s; drop it", cmd)
 		}
 	}
 	return ""
@@ -145,6 +176,8 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	fs.Var(&o.agentsDirs, "agents-dir", "")
 	str(&o.httpAddr, "http")
 	str(&o.authToken, "auth-token")
+	str(&o.runsDir, "runs-dir")
+	str(&o.maxRounds, "max-rounds")
 	if refusal(cmd, "print-script") == "" {
 		fs.BoolVar(&o.printScript, "print-script", false, "")
 	}
@@ -210,6 +243,9 @@ func (o *options) validate() error {
 	if o.concurrencyN, err = positiveInt("concurrency", o.concurrency, "4"); err != nil {
 		return err
 	}
+	if o.maxRoundsN, err = positiveInt("max-rounds", o.maxRounds, "10"); err != nil {
+		return err
+	}
 	n, err := positiveInt("budget-tokens", o.budgetTokens, "200000")
 	if err != nil {
 		return err
@@ -231,7 +267,7 @@ func (o *options) validate() error {
 	}
 	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
 		"base-url", "mcp-config", "command-spec", "acp-config", "transcripts", "prices", "model-map", "workspace", "sandbox", "http", "auth-token",
-		"otlp-endpoint"} {
+		"otlp-endpoint", "runs-dir"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
 		}
@@ -289,6 +325,8 @@ func (o *options) value(name string) string {
 		return o.authToken
 	case "otlp-endpoint":
 		return o.otlpEndpoint
+	case "runs-dir":
+		return o.runsDir
 	}
 	return ""
 }

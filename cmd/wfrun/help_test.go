@@ -10,7 +10,8 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/help.golden")
 
 func TestHelpMatchesTheGoldenFile(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"-h"}, {"check", "--help"}, {"providers", "-h"}, {"tool", "--help"}, {"mcp", "--help"}, {"agent", "-h"}, {"agents", "--help"}, {"testdata/hello.js", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"check", "--help"}, {"providers", "-h"}, {"tool", "--help"}, {"mcp", "--help"}, {"agent", "-h"}, {"agents", "--help"}, {"testdata/hello.js", "--help"},
+		{"resume", "--help"}, {"retry", "-h"}, {"continue", "--help"}, {"runs", "--help"}, {"show", "-h"}, {"stop", "--help"}, {"note", "--help"}, {"ralph", "--help"}} {
 		o := wfrun(t, args...)
 		o.wantCode(t, exitCompleted)
 		if *update && args[0] == "--help" {
@@ -29,7 +30,7 @@ func TestHelpMatchesTheGoldenFile(t *testing.T) {
 }
 
 func TestHelpExplainsEveryFlag(t *testing.T) {
-	for _, cmd := range []command{cmdRun, cmdCheck, cmdMCP, cmdAgent} {
+	for _, cmd := range []command{cmdRun, cmdCheck, cmdMCP, cmdAgent, cmdResume, cmdRetry, cmdContinue, cmdRalph} {
 		var o options
 		newFlagSet(cmd, &o).VisitAll(func(f *flag.Flag) {
 			if f.Name != "h" && !strings.Contains(usage, "--"+f.Name) {

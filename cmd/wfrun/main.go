@@ -60,6 +60,22 @@ func runMain(args []string, e env) int {
 			return mcpCommand(args[1:], e)
 		case "agent":
 			return agentCommand(args[1:], e)
+		case "resume":
+			return resumeCommand(args[1:], e)
+		case "retry":
+			return retryCommand(args[1:], e)
+		case "continue":
+			return continueCommand(args[1:], e)
+		case "runs":
+			return runsCommand(args[1:], e)
+		case "show":
+			return showCommand(args[1:], e)
+		case "stop":
+			return stopCommand(args[1:], e)
+		case "note":
+			return noteCommand(args[1:], e)
+		case "ralph":
+			return ralphCommand(args[1:], e)
 		}
 	}
 	return runCommand(args, e)

@@ -52,11 +52,22 @@ func invoke(t *testing.T, c call) outcome {
 		buf = &syncBuffer{}
 		stderr = buf
 	}
+	// Runs are kept in the test's own folder unless the call names one:
+	// the default, .wfrun/runs, would be in the source tree.
+	runsDir := ""
+	if _, ok := c.environ["WFRUN_RUNS_DIR"]; !ok {
+		runsDir = t.TempDir()
+	}
 	code := runMain(c.args, env{
-		stdin:   strings.NewReader(c.stdin),
-		stdout:  &stdout,
-		stderr:  stderr,
-		getenv:  func(k string) string { return c.environ[k] },
+		stdin:  strings.NewReader(c.stdin),
+		stdout: &stdout,
+		stderr: stderr,
+		getenv: func(k string) string {
+			if k == "WFRUN_RUNS_DIR" && runsDir != "" {
+				return runsDir
+			}
+			return c.environ[k]
+		},
 		signals: c.signals,
 	})
 	out := outcome{code: code, stdout: stdout.String()}

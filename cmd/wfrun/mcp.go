@@ -11,6 +11,9 @@ import (
 	"github.com/wfrun/wfrun/engine/mcpserver"
 )
 
+// mcpOwner owns the runs of wfrun mcp on stdio.
+const mcpOwner = "mcp"
+
 // mcpCommand is `wfrun mcp [flags]`: the tools served over MCP, on stdio
 // (stdout carries only the protocol) or, with --http, over streamable HTTP.
 // It serves until stdin closes (stdio) or a signal comes; the first signal
@@ -60,7 +63,13 @@ func mcpCommand(args []string, e env) int {
 		return exitFailed
 	}
 	defer closeProviders()
-	srv := mcpserver.New(eng, mcpserver.Options{Version: version(), Personas: toolPersonas(in.personas)})
+	opts := mcpserver.Options{Version: version(), Personas: toolPersonas(in.personas)}
+	if o.httpAddr == "" {
+		// One session per process: a fixed owner lets the next process
+		// (the client restarted the server) see and resume the runs.
+		opts.Owner = mcpOwner
+	}
+	srv := mcpserver.New(eng, opts)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -42,7 +42,7 @@ func TestMCP_ServesTheToolsOnStdio(t *testing.T) {
 	code := make(chan int, 1)
 	stderr := &syncBuffer{}
 	go func() {
-		code <- runMain([]string{"mcp", "--provider", "fake", "--events", events}, env{stdin: inR, stdout: outW, stderr: stderr, getenv: func(string) string { return "" }})
+		code <- runMain([]string{"mcp", "--provider", "fake", "--events", events, "--runs-dir", t.TempDir()}, env{stdin: inR, stdout: outW, stderr: stderr, getenv: func(string) string { return "" }})
 		outW.Close()
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(context.Background(),

@@ -40,6 +40,9 @@ type invocation struct {
 	engineConfig func(*engine.Config)
 	// tracing says where traces go (--otlp-endpoint, the OTEL_* variables).
 	tracing trace.Options
+	// runsDir keeps the runs (--runs-dir, $WFRUN_RUNS_DIR, .wfrun/runs);
+	// "" for a command that runs nothing (check).
+	runsDir string
 }
 
 // usageError is a bad invocation (exit 2): something wfrun could not read
@@ -85,6 +88,7 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 	if in.tracing, err = tracingOf(o, e); err != nil {
 		return nil, err
 	}
+	in.runsDir = runsDirOf(o, e)
 	return in, nil
 }
 
@@ -327,7 +331,7 @@ func (g *stdinGuard) readFile(path, what string) ([]byte, error) {
 	if err != nil {
 		hint := ""
 		if errors.Is(err, os.ErrNotExist) && what == "the script" && filepath.Ext(path) == "" {
-			hint = " (the commands are check, providers, tool, mcp and agent; a script is a .js file)"
+			hint = " (the commands are check, providers, agents, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop and note; a script is a .js file)"
 		}
 		return nil, usagef("cannot read %s: %v%s", what, pathError(err), hint)
 	}

@@ -120,6 +120,7 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 		// The person at the shell may raise the budget: --max-memory is
 		// also the engine's ceiling.
 		MaxMemory: in.req.MaxMemoryBytes,
+		RunsDir:   in.runsDir,
 	}
 	if n := len(in.personas.Errors()); n > 0 && announce {
 		notice(e, "%d persona %s could not be loaded and %s left out; run wfrun agents to see why",
@@ -127,6 +128,16 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 	}
 	if s != nil {
 		cfg.Events = s.log.record
+	}
+	if v := e.getenv("WFRUN_HEARTBEAT"); v != "" && in.runsDir != "" {
+		// How often live runs renew their lease in the ledger; the lease is
+		// ten beats. Tests shorten it; a person rarely needs to.
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			closeProviders()
+			return nil, func() {}, precheck(engine.CodeInvalidRequest, "WFRUN_HEARTBEAT=%q is not a positive duration such as 2s", v)
+		}
+		cfg.Heartbeat = d
 	}
 	if in.engineConfig != nil {
 		in.engineConfig(&cfg)
@@ -160,11 +171,22 @@ func prepareRequest(eng *engine.Engine, in *invocation, e env) {
 // signal. It returns the result (nil after a second signal) and the exit status.
 func startAndWait(eng *engine.Engine, in *invocation, e env, s *sinks) (*engine.WorkflowResult, int) {
 	prepareRequest(eng, in, e)
+	return followRun(e, s, func(onEvent func(engine.Event)) (*engine.Run, error) {
+		in.req.OnEvent = onEvent
+		return eng.Start(context.Background(), in.req)
+	})
+}
 
+// followRun starts a run with start (which must give the run onEvent as
+// its OnEvent, nil or not) and waits for it, showing the progress line on
+// a terminal and cancelling the run on the first signal. It returns the
+// result (nil after a second signal) and the exit status.
+func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.Run, error)) (*engine.WorkflowResult, int) {
 	var prog *progress
+	var onEvent func(engine.Event)
 	if isTerminal(e.stderr) && (s == nil || !s.toStderr) {
 		prog = startProgress(e.stderr)
-		in.req.OnEvent = prog.record
+		onEvent = prog.record
 	}
 	stopProgress := func() {
 		if prog != nil {
@@ -174,7 +196,7 @@ func startAndWait(eng *engine.Engine, in *invocation, e env, s *sinks) (*engine.
 	}
 	defer stopProgress()
 
-	run, err := eng.Start(context.Background(), in.req)
+	run, err := start(onEvent)
 	if err != nil {
 		stopProgress()
 		res := engine.FailedResult("", err)

@@ -31,6 +31,7 @@ func loadToolInvocation(o *options, e env) (*invocation, error) {
 	if in.tracing, err = tracingOf(o, e); err != nil {
 		return nil, err
 	}
+	in.runsDir = runsDirOf(o, e)
 	req := in.req
 	in.engineConfig = func(cfg *engine.Config) {
 		if req.SubagentProvider != "" {

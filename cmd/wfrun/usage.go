@@ -21,6 +21,27 @@ Usage:
   wfrun mcp [flags]               serve the tools to MCP clients (stdio, or --http)
   wfrun agent "TASK" [flags]      a parent model (openai provider) that does TASK with
                                   the workflow and agent tools; prints its answer
+  wfrun ralph "OBJECTIVE" [--max-rounds N] [flags]
+                                  the Ralph loop: a fresh agent per round, each handing
+                                  off to the next, until the objective is complete or
+                                  blocked; prints the ending and the last handoff
+
+Durable runs (docs/durability.md):
+  wfrun resume RUNID [flags]      a new run of RUNID's saved request that replays the
+                                  agents RUNID finished, for free, and runs the rest
+  wfrun runs [--status S] [--name NAME] [--json]
+                                  the runs of the ledger: id, name, status, agents,
+                                  tokens, cost, age (S: running, completed, failed,
+                                  cancelled, abandoned)
+  wfrun show RUNID [--json]       a run, its lineage, its agents by phase (status,
+                                  duration, tokens) and its timeline
+  wfrun stop RUNID [--reason TEXT]
+                                  cancel a live run, in whichever process runs it
+  wfrun retry RUNID [flags]       a failed, cancelled or abandoned run again: a new
+                                  run resumed from it, its child in the lineage
+  wfrun continue RUNID [flags]    an abandoned run (its process died) resumed in place
+  wfrun note RUNID TEXT           a note on the run's timeline; its status stays
+
   wfrun --help | --version
 
 Flags may come before or after SCRIPT.js. SCRIPT.js may be - to read the
@@ -122,6 +143,17 @@ Output:
   On a terminal, stderr shows a live progress line (phase, agents, tokens,
   elapsed time) unless --events - writes there. stdout carries only the result.
 
+Runs folder:
+  --runs-dir DIR         where runs are kept: a folder per run (request, script,
+                         events, journal, result) and the run ledger ledger.db in
+                         DIR's parent (default $WFRUN_RUNS_DIR, else .wfrun/runs,
+                         so .wfrun/ledger.db). Every agent is journaled before the
+                         script sees it; resume, retry and continue replay them.
+                         resume takes --args; resume, retry and continue take the
+                         provider and limit flags, which override the saved request
+  --max-rounds N         wfrun ralph: at most N rounds (default 10); with
+                         --budget-tokens, the loop ends budget-limited
+
 MCP server and parent agent (docs/tool.md):
   --http ADDR            wfrun mcp: serve streamable HTTP on ADDR (127.0.0.1:8765)
                          instead of stdio; any address but loopback needs a token
@@ -158,6 +190,9 @@ Examples:
   wfrun --request request.json --provider fake
   wfrun mcp --http 127.0.0.1:8765
   wfrun agent "Review docs/ for stale examples" --print-script
+  wfrun runs --status failed
+  wfrun resume wf_3f2a9c0d1e4b5a67 --budget-tokens 400000
+  wfrun ralph "Make go test ./... pass" --max-rounds 20 --workspace ~/src/app
 `
 
 // shortUsage is printed when wfrun is run without arguments.
@@ -167,6 +202,10 @@ const shortUsage = `usage: wfrun SCRIPT.js [flags]
        wfrun agents [--agents-dir DIR]... [--workspace DIR] [--json]
        wfrun mcp [flags]
        wfrun agent "TASK" [flags]
+       wfrun ralph "OBJECTIVE" [--max-rounds N] [flags]
+       wfrun resume | retry | continue RUNID [flags]
+       wfrun runs [--status S] [--name NAME] [--json]
+       wfrun show RUNID [--json] | stop RUNID | note RUNID TEXT
 Run 'wfrun --help' for the flags, examples and exit codes.
 `
 

@@ -5,7 +5,10 @@
 //
 // Each MCP session gets its own tool.Set, with an owner of its own
 // ("mcp-" and random hex): the runs it starts belong to that owner, and the
-// engine's registry hides them from every other session. When a session
+// engine's registry hides them from every other session. Options.Owner
+// gives every session one fixed owner instead, so that a later session
+// (after a restart, with a run ledger) still sees and resumes the runs;
+// wfrun mcp does so on stdio, where a server has one session. When a session
 // ends, its runs still going are cancelled, since nobody is left to wait
 // for them. The owner is per session, so the server speaks the protocol
 // versions that have sessions (up to 2025-11-25).

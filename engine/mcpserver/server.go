@@ -31,6 +31,12 @@ type Options struct {
 	MaxResultChars int
 	// OnEvent, if set, receives every event of every run of every session.
 	OnEvent func(engine.Event)
+	// Owner, when set, owns the runs of every session, so that they stay
+	// visible to a later session (workflow_list, workflow_status and
+	// resumeFromRunId after the server restarted, with a run ledger).
+	// Sessions sharing an owner see each other's runs; a session that ends
+	// still cancels only its own. "" gives each session an owner of its own.
+	Owner string
 }
 
 // Server is an MCP server of wfrun's tools for one engine. It is safe for
@@ -123,9 +129,13 @@ func (s *Server) set(ss *mcp.ServerSession) *tool.Set {
 	if sess, ok := s.sessions[ss]; ok {
 		return sess.set
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	sess := &session{set: tool.New(s.eng, s.toolOptions("mcp-"+hex.EncodeToString(b[:]))), done: make(chan struct{})}
+	owner := s.opts.Owner
+	if owner == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		owner = "mcp-" + hex.EncodeToString(b[:])
+	}
+	sess := &session{set: tool.New(s.eng, s.toolOptions(owner)), done: make(chan struct{})}
 	s.sessions[ss] = sess
 	s.ended.Add(1)
 	go func() {

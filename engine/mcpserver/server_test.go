@@ -163,7 +163,7 @@ func TestServer_ListsTheToolsWithTheirSchemas(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "agent,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait" {
+	if strings.Join(names, ",") != "agent,ralph,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait" {
 		t.Fatalf("tools %v", names)
 	}
 }
@@ -359,5 +359,19 @@ func waitUntil(t *testing.T, cond func() bool) {
 			t.Fatal("the condition did not hold within 10s")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestServer_WithAFixedOwnerALaterSessionSeesTheRuns(t *testing.T) {
+	s, _ := newServer(t, mcpserver.Options{Owner: "mcp"})
+	a := connect(t, s)
+	done := a.call(t, "workflow", map[string]any{"script": "export const meta = { name: 'quick', description: 'x' }\nreturn await agent('hi')"})
+	var out tool.Output
+	structured(t, done, &out)
+	b := connect(t, s)
+	var list tool.RunList
+	structured(t, b.call(t, "workflow_list", nil), &list)
+	if len(list.Runs) != 1 || list.Runs[0].RunID != out.RunID || list.Runs[0].Owner != "mcp" {
+		t.Fatalf("the later session lists %+v", list.Runs)
 	}
 }

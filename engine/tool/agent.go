@@ -56,6 +56,7 @@ func (s *Set) agent(ctx context.Context, input json.RawMessage, progress func(Pr
 	if err != nil {
 		return agentFailure(engine.FailedResult("", err))
 	}
+	s.track(run)
 	res := run.Wait()
 	if res.StopReason != engine.StopCompleted {
 		return agentFailure(res)

@@ -158,6 +158,8 @@ func statusLine(in engine.RunInfo) string {
 		b.WriteString("was cancelled")
 	case engine.RunFailed:
 		b.WriteString("failed with " + string(in.ErrorCode))
+	case engine.RunAbandoned:
+		b.WriteString("was abandoned")
 	}
 	b.WriteString(": ")
 	if in.Phase != "" {
@@ -165,7 +167,7 @@ func statusLine(in engine.RunInfo) string {
 	}
 	fmt.Fprintf(&b, "agents %d running, %d done, %d failed · %s tokens · %s s",
 		in.Agents.Running, in.Agents.Done, in.Agents.Failed, humanCount(in.Usage.InputTokens+in.Usage.OutputTokens), seconds(in.ElapsedMs))
-	if in.Error != "" && in.Status == engine.RunFailed {
+	if in.Error != "" && (in.Status == engine.RunFailed || in.Status == engine.RunAbandoned) {
 		b.WriteString(" · " + in.Error)
 	}
 	return b.String()

@@ -70,7 +70,7 @@ return { approved: cast.filter(v => v.approve).length * 2 > cast.length, votes: 
 ` + "```" + `
 
 PARAMETERS AND RESULT
-script (required), meta, args, maxTotalAgents, budgetTokens, timeoutMs, background. The result is the line: workflow "NAME" completed (N agents, T tokens, D s), then the value as JSON; a long value is cut, with a notice that names where the whole value is. A run that did not complete is an error naming its code, sentence and line. With background: true you get {runId} at once; then workflow_wait returns the result, workflow_status the progress, workflow_cancel stops it and workflow_list shows your runs.
+script (required), meta, args, maxTotalAgents, budgetTokens, timeoutMs, background, resumeFromRunId. The result is the line: workflow "NAME" completed (N agents, T tokens, D s), then the value as JSON; a long value is cut, with a notice that names where the whole value is. A run that did not complete is an error naming its code, sentence and line. When the host keeps runs, the error says so: call workflow again with resumeFromRunId and the script (fixed, if it was wrong), and the unchanged agent() calls that had finished return their journaled answers at no cost; the first changed, failed or unfinished call and all after it run again. With background: true you get {runId} at once; then workflow_wait returns the result, workflow_status the progress, workflow_cancel stops it and workflow_list shows your runs.
 `
 
 // agentManual is the agent tool's description before the persona list.
@@ -134,4 +134,6 @@ const waitDescription = `Wait for a workflow run started with background: true. 
 
 const cancelDescription = `Cancel a workflow run started with background: true: no new sub-agent starts, the running ones are cancelled, and the run ends as cancelled. It returns the run's final status. A run that has already finished is left as it is.`
 
-const listDescription = `List your recent workflow runs, foreground and background, newest first, each with its id, name, status, agents and tokens. Finished runs are kept for a while (by default an hour, and the last 100).`
+const listDescription = `List your recent workflow runs, foreground and background, newest first, each with its id, name, status, agents and tokens. Finished runs are kept for a while (by default an hour, and the last 100); when the host keeps a run ledger, runs of earlier sessions are listed too, abandoned ones (their process died) included.`
+
+const ralphDescription = `Run the Ralph loop on one objective: a fresh sub-agent per round works toward it in the shared workspace, sees only the objective and the last round's handoff, and hands off {status: continue|complete|blocked, summary, evidence[], nextSteps[], blocker}. The loop ends complete (evidence, no next steps), blocked (a blocker), budget-limited (maxRounds, default 10, or budgetTokens) or round-failed (a round's agent failed or its handoff broke the rules: continue needs next steps and no blocker, complete needs evidence and no next steps, blocked needs the blocker, and an oversized handoff fails). The result is the ending, the rounds and the last good handoff. Use it for open-ended work whose steps you cannot write down in advance but whose done you can state; give an objective that says how to tell it is done. A stopped loop resumes at its next round with resumeFromRunId.`

@@ -141,7 +141,7 @@ func TestInput_AnUnknownFieldIsRefusedWithASentenceNamingIt(t *testing.T) {
 		input string
 		want  string
 	}{
-		{tool.Workflow, `{"script":"return 1","scirpt":"x"}`, `the workflow tool has no field "scirpt"; its fields are script, meta, args, maxTotalAgents, budgetTokens, timeoutMs and background`},
+		{tool.Workflow, `{"script":"return 1","scirpt":"x"}`, `the workflow tool has no field "scirpt"; its fields are script, meta, args, maxTotalAgents, budgetTokens, timeoutMs, background and resumeFromRunId`},
 		{tool.Workflow, `{"script":"return 1","maxTotalAgents":"ten"}`, "maxTotalAgents must be a whole number, not a JSON string"},
 		{tool.Workflow, `[1]`, "must be a JSON object"},
 		{tool.Workflow, `{"script":`, "not valid JSON"},

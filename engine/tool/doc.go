@@ -1,6 +1,7 @@
 // Package tool offers wfrun to parent agents as tools: workflow (run a
-// script the model wrote), agent (run one sub-agent), and the background
-// tools workflow_status, workflow_wait, workflow_cancel and workflow_list.
+// script the model wrote), agent (run one sub-agent), the background
+// tools workflow_status, workflow_wait, workflow_cancel and workflow_list,
+// and ralph (the Ralph loop on one objective, engine/ralph).
 //
 // Everything a model sees here is product surface: the descriptions
 // (description.go, the authoring manual of the workflow tool, at most
@@ -30,8 +31,12 @@
 // agentapi.Toolbox, for a parent loop on one of wfrun's own providers).
 // engine/mcpserver serves a Set over MCP.
 //
-// Journals and resume (resumeFromRunId) do not exist yet, so neither the
-// input nor the failure text mentions them.
+// When the engine keeps runs (Config.RunsDir), a run that did not complete
+// says how to resume it (resumeFromRunId: its finished agents replay for
+// free), a set resumes only its owner's runs, and workflow_list and
+// workflow_status read the run ledger, so they still know a run after the
+// host restarted. CancelAll cancels only the runs its own set started, so
+// sessions that share an owner do not end each other's runs.
 //
 // The package must never touch a goja VM or reach into a run: it uses only
 // engine's public API. It starts no goroutines: a foreground call runs on

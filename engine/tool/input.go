@@ -23,13 +23,22 @@ const (
 
 // WorkflowInput is the input of the workflow tool.
 type WorkflowInput struct {
-	Script         string          `json:"script" jsonschema_description:"The workflow's JavaScript source. Start it with export const meta = { name, description } unless you pass meta."`
-	Meta           json.RawMessage `json:"meta,omitempty" jsonschema_description:"The workflow's meta as data, for a script without export const meta: {name, description, whenToUse?, model?, phases?}. If both are given they must be equal."`
-	Args           json.RawMessage `json:"args,omitempty" jsonschema_description:"Any JSON value; the script reads it as the global args, verbatim."`
-	MaxTotalAgents int             `json:"maxTotalAgents,omitempty" jsonschema:"minimum=0" jsonschema_description:"The most agent() calls the run may make (default and ceiling 1000); one more is fatal (AGENT_CAP). 0 means the default."`
-	BudgetTokens   int64           `json:"budgetTokens,omitempty" jsonschema:"minimum=0" jsonschema_description:"The run's token budget (input plus output tokens of its agents); agent() past it is fatal (BUDGET_EXHAUSTED). 0 means none."`
-	TimeoutMs      int64           `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"The run's deadline in milliseconds (default one hour); past it the run ends with TIMEOUT. 0 means the default."`
-	Background     bool            `json:"background,omitempty" jsonschema_description:"true: start the run and return {runId} at once; follow it with workflow_status, workflow_wait and workflow_cancel."`
+	Script          string          `json:"script" jsonschema_description:"The workflow's JavaScript source. Start it with export const meta = { name, description } unless you pass meta."`
+	Meta            json.RawMessage `json:"meta,omitempty" jsonschema_description:"The workflow's meta as data, for a script without export const meta: {name, description, whenToUse?, model?, phases?}. If both are given they must be equal."`
+	Args            json.RawMessage `json:"args,omitempty" jsonschema_description:"Any JSON value; the script reads it as the global args, verbatim."`
+	MaxTotalAgents  int             `json:"maxTotalAgents,omitempty" jsonschema:"minimum=0" jsonschema_description:"The most agent() calls the run may make (default and ceiling 1000); one more is fatal (AGENT_CAP). 0 means the default."`
+	BudgetTokens    int64           `json:"budgetTokens,omitempty" jsonschema:"minimum=0" jsonschema_description:"The run's token budget (input plus output tokens of its agents); agent() past it is fatal (BUDGET_EXHAUSTED). 0 means none."`
+	TimeoutMs       int64           `json:"timeoutMs,omitempty" jsonschema:"minimum=0" jsonschema_description:"The run's deadline in milliseconds (default one hour); past it the run ends with TIMEOUT. 0 means the default."`
+	Background      bool            `json:"background,omitempty" jsonschema_description:"true: start the run and return {runId} at once; follow it with workflow_status, workflow_wait and workflow_cancel."`
+	ResumeFromRunId string          `json:"resumeFromRunId,omitempty" jsonschema:"pattern=^wf_" jsonschema_description:"Resume an earlier run of yours that failed or was stopped: its unchanged agent() calls that had finished return their journaled answers at no cost, the rest run. Pass the script again (fixed, if it was wrong). Only when the host keeps runs."`
+}
+
+// RalphInput is the input of the ralph tool.
+type RalphInput struct {
+	Objective       string `json:"objective" jsonschema:"minLength=1" jsonschema_description:"What the rounds work toward, and how to tell it is done. Each round sees only this, the last handoff and the workspace."`
+	MaxRounds       int    `json:"maxRounds,omitempty" jsonschema:"minimum=0,maximum=1000" jsonschema_description:"The most rounds (default 10); reaching it ends the loop budget-limited."`
+	BudgetTokens    int64  `json:"budgetTokens,omitempty" jsonschema:"minimum=0" jsonschema_description:"The loop's token budget; once spent, the loop ends budget-limited before the next round. 0 means none."`
+	ResumeFromRunId string `json:"resumeFromRunId,omitempty" jsonschema:"pattern=^wf_" jsonschema_description:"Resume a stopped loop of yours: the rounds it finished are replayed and it goes on at the next one. Give the same objective."`
 }
 
 // AgentInput is the input of the agent tool.

@@ -53,6 +53,9 @@ type rendering struct {
 	script   string // the source, for the excerpt at the error's line; "" for none
 	name     string // the workflow's meta name; "" when the run never started
 	precheck bool   // the run was refused by Start: nothing ran
+	// resumable says the engine keeps runs, so a run that did not complete
+	// can be resumed with resumeFromRunId.
+	resumable bool
 }
 
 // renderResult renders a settled run (or a refused one) as a tool result.
@@ -60,6 +63,7 @@ func (s *Set) renderResult(res engine.WorkflowResult, how rendering) Result {
 	if res.StopReason == engine.StopCompleted {
 		return s.renderCompleted(res, how.name)
 	}
+	how.resumable = !how.precheck && s.eng.RunsDir() != ""
 	return Result{Text: failureText(res, how), IsError: true, Structured: Output{WorkflowResult: res}, RunID: res.RunID}
 }
 
@@ -133,6 +137,9 @@ func failureText(res engine.WorkflowResult, how rendering) string {
 		b.WriteString("; " + next)
 	}
 	b.WriteString(".\n")
+	if how.resumable && a.Completed+a.Replayed > 0 {
+		fmt.Fprintf(&b, "Its finished agents are journaled: call workflow again with resumeFromRunId %q and the script (fixed, if it was wrong), and the unchanged calls that had finished cost nothing.\n", res.RunID)
+	}
 	return b.String()
 }
 

@@ -20,11 +20,12 @@ const (
 	WorkflowWait   Name = "workflow_wait"   // wait for a background run
 	WorkflowCancel Name = "workflow_cancel" // cancel a background run
 	WorkflowList   Name = "workflow_list"   // the owner's recent runs
+	Ralph          Name = "ralph"           // the Ralph loop on one objective
 )
 
 // Names lists every tool in the order Definitions gives them.
 func Names() []Name {
-	return []Name{Workflow, Agent, WorkflowStatus, WorkflowWait, WorkflowCancel, WorkflowList}
+	return []Name{Workflow, Agent, WorkflowStatus, WorkflowWait, WorkflowCancel, WorkflowList, Ralph}
 }
 
 // DefaultMaxResultChars is how much of a run's value the text of a result
@@ -113,6 +114,7 @@ type Set struct {
 	mu       sync.Mutex
 	watchers map[string]map[int]func(engine.Event) // runID → listeners (workflow_wait progress)
 	nextW    int
+	started  map[string]*engine.Run // runs this set started, pruned of settled ones (CancelAll)
 }
 
 // Tool is one tool of a Set: its definition and its handler.
@@ -138,7 +140,7 @@ func New(eng *engine.Engine, opts Options) *Set {
 	if opts.MaxResultChars <= 0 {
 		opts.MaxResultChars = DefaultMaxResultChars
 	}
-	s := &Set{eng: eng, opts: opts, watchers: map[string]map[int]func(engine.Event){}}
+	s := &Set{eng: eng, opts: opts, watchers: map[string]map[int]func(engine.Event){}, started: map[string]*engine.Run{}}
 	add := func(name Name, desc string, in any, call func(context.Context, json.RawMessage, func(Progress)) Result) {
 		s.tools = append(s.tools, &Tool{def: Definition{Name: name, Description: desc, InputSchema: inputSchema(in)}, call: call})
 	}
@@ -148,6 +150,7 @@ func New(eng *engine.Engine, opts Options) *Set {
 	add(WorkflowWait, waitDescription, &WaitInput{}, s.wait)
 	add(WorkflowCancel, cancelDescription, &CancelInput{}, s.cancel)
 	add(WorkflowList, listDescription, &ListInput{}, s.list)
+	add(Ralph, ralphDescription, &RalphInput{}, s.ralph)
 	return s
 }
 
@@ -202,17 +205,33 @@ func (s *Set) CallWithProgress(ctx context.Context, name Name, input json.RawMes
 	return t.call(ctx, input, progress)
 }
 
-// CancelAll cancels every run of the owner that is still going, for a host
-// whose session ended (no one is left to wait for them).
+// CancelAll cancels every run this set started that is still going, for a
+// host whose session ended (no one is left to wait for them). Runs of the
+// same owner started by another set (another session sharing the owner)
+// go on.
 func (s *Set) CancelAll(reason string) {
-	for _, in := range s.eng.Runs(s.opts.Owner) {
-		if in.Status != engine.RunRunning {
-			continue
-		}
-		if r, ok := s.eng.Lookup(s.opts.Owner, in.RunID); ok {
-			r.Cancel(reason)
+	s.mu.Lock()
+	runs := make([]*engine.Run, 0, len(s.started))
+	for _, r := range s.started {
+		runs = append(runs, r)
+	}
+	s.mu.Unlock()
+	for _, r := range runs {
+		r.Cancel(reason)
+	}
+}
+
+// track remembers a run the set started, for CancelAll, forgetting the
+// ones that have settled.
+func (s *Set) track(r *engine.Run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, run := range s.started {
+		if _, done := run.Result(); done {
+			delete(s.started, id)
 		}
 	}
+	s.started[r.ID()] = r
 }
 
 // Result returns the result of the owner's finished run runID, with its

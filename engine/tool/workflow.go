@@ -26,7 +26,12 @@ func (s *Set) workflow(ctx context.Context, input json.RawMessage, progress func
 	req := engine.WorkflowStartRequest{
 		Script: in.Script, ScriptName: scriptName, Meta: in.Meta, Args: in.Args, Parent: s.opts.Owner,
 		MaxTotalAgents: in.MaxTotalAgents, BudgetTokens: in.BudgetTokens, TimeoutMs: in.TimeoutMs,
-		Background: in.Background,
+		Background: in.Background, ResumeFromRunId: in.ResumeFromRunId,
+	}
+	if in.ResumeFromRunId != "" {
+		if _, ok := s.eng.Info(s.opts.Owner, in.ResumeFromRunId); !ok {
+			return s.unknownRun(in.ResumeFromRunId) // another owner's run is not there to resume
+		}
 	}
 	if s.opts.BeforeRun != nil {
 		s.opts.BeforeRun(req)
@@ -41,6 +46,7 @@ func (s *Set) workflow(ctx context.Context, input json.RawMessage, progress func
 			how.precheck = true
 			return s.renderResult(engine.FailedResult("", err), how)
 		}
+		s.track(run)
 		id := run.ID()
 		return Result{
 			Text: fmt.Sprintf("workflow %q started in the background as %s. workflow_wait {\"runId\":%q} returns its result; workflow_status shows its progress; workflow_cancel stops it.",
@@ -55,6 +61,7 @@ func (s *Set) workflow(ctx context.Context, input json.RawMessage, progress func
 		how.precheck = true
 		return s.renderResult(engine.FailedResult("", err), how)
 	}
+	s.track(run)
 	how.name = run.Meta().Name
 	return s.renderResult(run.Wait(), how)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/wfrun/wfrun/engine"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,6 +15,7 @@ import (
 // workload: wfrunSide.suspended re-executes the test binary with
 // suspendedEnv set.
 func TestMain(m *testing.M) {
+	engine.Init() // the isolated runs re-execute this test binary
 	if maybeSuspendedChild() {
 		return
 	}

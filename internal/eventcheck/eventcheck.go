@@ -64,7 +64,10 @@ type Options struct {
 //     increasing seq order (the slots are handed out first come, first
 //     served);
 //   - at no point are more children running (started, not yet ended) than
-//     the run has slots.
+//     the run has slots;
+//   - a replayed child (answered from a journal) has its agent.end right
+//     after its agent.start, completed, and every replayed child starts
+//     before the first live one: replay is a prefix of the calls.
 func Check(events []runtime.Event, o Options) error {
 	if len(events) == 0 {
 		if o.RunEvents {
@@ -84,7 +87,11 @@ func Check(events []runtime.Event, o Options) error {
 	ended := map[string]bool{}
 	seqs := map[int]string{}
 	lastSeq, running := 0, 0
+	liveSeen, replayedOpen := "", ""
 	for i, ev := range events {
+		if replayedOpen != "" && !(ev.Type == runtime.EventAgentEnd && ev.AgentID == replayedOpen) {
+			return fmt.Errorf("replayed agent %s is not ended right after its start (event %d is %s)", replayedOpen, i, ev.Type)
+		}
 		if ev.RunID != runID {
 			return fmt.Errorf("event %d (%s) has runId %q, want %q", i, ev.Type, ev.RunID, runID)
 		}
@@ -109,6 +116,14 @@ func Check(events []runtime.Event, o Options) error {
 			}
 			seqs[ev.Seq], lastSeq = ev.AgentID, ev.Seq
 			started[ev.AgentID] = true
+			switch {
+			case ev.Replayed && liveSeen != "":
+				return fmt.Errorf("replayed agent %s started after live agent %s: replay is a prefix of the calls", ev.AgentID, liveSeen)
+			case ev.Replayed:
+				replayedOpen = ev.AgentID
+			case liveSeen == "":
+				liveSeen = ev.AgentID
+			}
 			if running++; running > slots {
 				return fmt.Errorf("agent %s started while %d others were running (event %d); the run has %d slots", ev.AgentID, running-1, i, slots)
 			}
@@ -121,6 +136,14 @@ func Check(events []runtime.Event, o Options) error {
 			}
 			ended[ev.AgentID] = true
 			running--
+			if ev.AgentID == replayedOpen {
+				replayedOpen = ""
+				if !ev.Replayed || ev.Outcome != "completed" {
+					return fmt.Errorf("replayed agent %s ended %s (replayed %v); a replayed agent ends completed and replayed", ev.AgentID, ev.Outcome, ev.Replayed)
+				}
+			} else if ev.Replayed {
+				return fmt.Errorf("agent %s ended replayed but did not start replayed", ev.AgentID)
+			}
 			if !ev.Outcome.Valid() {
 				return fmt.Errorf("agent %s ended with outcome %q", ev.AgentID, ev.Outcome)
 			}

@@ -25,6 +25,10 @@ func runStart(conc int) runtime.Event {
 
 var runEnd = runtime.Event{Type: runtime.EventRunEnd, RunID: "wf_x"}
 
+// rs(n) and re(n) start and end agent n as replayed from a journal.
+func rs(n int) runtime.Event { ev := s(n); ev.Replayed = true; return ev }
+func re(n int) runtime.Event { ev := e(n); ev.Replayed = true; return ev }
+
 func stream(evs ...runtime.Event) []runtime.Event { return evs }
 
 func TestCheck(t *testing.T) {
@@ -62,6 +66,12 @@ func TestCheck(t *testing.T) {
 		{"the next start before the end whose slot it takes", stream(s(1), s(2), s(3), e(1), e(2), e(3)),
 			Options{RunEvents: false, Concurrency: 2}, "started while 2 others were running"},
 		{"slots from run.start", stream(runStart(1), s(1), s(2), e(1), e(2), runEnd), Options{RunEvents: true}, "the run has 1 slots"},
+		{"replayed children, then live ones", stream(rs(1), re(1), rs(2), re(2), s(3), s(4), e(3), e(4)), Options{Concurrency: 2}, ""},
+		{"a replayed child after a live one", stream(s(1), rs(2), re(2), e(1)), Options{}, "replay is a prefix"},
+		{"a replayed child left open", stream(rs(1), s(2), e(2), re(1)), Options{}, "not ended right after its start"},
+		{"a replayed start with a live end", stream(rs(1), e(1)), Options{}, "ends completed and replayed"},
+		{"a live start with a replayed end", stream(s(1), re(1)), Options{}, "did not start replayed"},
+		{"a replayed child that failed", stream(rs(1), func() runtime.Event { ev := re(1); ev.Outcome, ev.Error = agentapi.StatusFailed, "x"; return ev }()), Options{}, "ends completed"},
 		{"the option wins over run.start", stream(runStart(1), s(1), s(2), e(1), e(2), runEnd), Options{RunEvents: true, Concurrency: 2}, ""},
 	}
 	for _, c := range cases {

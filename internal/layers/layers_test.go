@@ -26,14 +26,17 @@ var rules = []struct {
 	{"agentapi/...", []string{"agentapi", "internal/wferr"}, "the provider contract and the providers import none of the others"},
 	{"runtime", []string{"sandbox", "agentapi", "meta", "internal/wferr"}, "a run knows no engine, files or CLI"},
 	{"runtime/isolate", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "a run in a child process is still a run: it knows no engine"},
-	{"engine", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the Go API sits on the runtime, never on its tools"},
-	{"engine/tool", []string{"engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the tools sit on the engine"},
-	{"engine/mcpserver", []string{"engine/tool", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the MCP server sits on the tools"},
-	{"engine/trace", []string{"engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "traces sit on the engine, beside its tools"},
-	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine/trace", "engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
+	{"engine", []string{"engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the Go API sits on the runtime and its stores, never on its tools"},
+	{"engine/journal", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "run folders and journals know no engine or ledger"},
+	{"engine/ledger", []string{"agentapi", "internal/wferr"}, "the ledger stores; it knows no engine, runtime or journal"},
+	{"engine/ralph", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the Ralph loop is a workflow on the engine"},
+	{"engine/tool", []string{"engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the tools sit on the engine"},
+	{"engine/mcpserver", []string{"engine/tool", "engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the MCP server sits on the tools"},
+	{"engine/trace", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "traces sit on the engine, beside its tools"},
+	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine/ralph", "engine/trace", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
 	{"internal/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
-	{"internal/bench", []string{"engine", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
-	{"internal/enginetest", []string{"engine", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
+	{"internal/bench", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
+	{"internal/enginetest", []string{"engine", "engine/journal", "engine/ledger", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 }
 
 // deps returns every package of the module and the module's packages each
@@ -129,7 +132,7 @@ func TestImportArrowsPointOneWay(t *testing.T) {
 func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 	for _, c := range []struct{ pkg, dep string }{
 		{"sandbox", "runtime"}, {"agentapi/openai", "engine"}, {"agentapi", "meta"}, {"runtime", "engine"},
-		{"meta", "sandbox"}, {"engine", "engine/tool"}, {"engine/tool", "engine/mcpserver"}, {"sandbox", "agentapi/schema"},
+		{"meta", "sandbox"}, {"engine", "engine/tool"}, {"engine/ledger", "engine"}, {"engine/journal", "engine/ledger"}, {"engine", "engine/ralph"}, {"engine/tool", "engine/mcpserver"}, {"sandbox", "agentapi/schema"},
 		{"engine", "engine/trace"}, {"engine/trace", "engine/tool"},
 		{"newpkg", "runtime"},
 	} {

@@ -72,6 +72,9 @@ func childMain(in io.Reader, out io.Writer, stderr io.Writer) int {
 	if st.Workflows {
 		cfg.LoadWorkflow = c.loadWorkflow
 	}
+	if st.Journal {
+		cfg.Journal = &pipeJournal{c: c, prior: st.Prior}
+	}
 	o := runtime.Run(ctx, cfg)
 	end := &outcomeMsg{Value: o.Value, AgentsSpawned: o.AgentsSpawned, Agents: o.Agents, Usage: o.Usage, Worktrees: o.Worktrees}
 	if o.Err != nil {
@@ -226,3 +229,26 @@ func (p *pipeProvider) CheckPersona(name string) error {
 }
 
 var _ agentapi.PersonaChecker = (*pipeProvider)(nil)
+
+// pipeJournal is the journal the child's runtime sees: Prior came with the
+// start message, and every Record waits until the parent has the entry on
+// disk, so an entry is durable before the script sees its child, as in
+// process.
+type pipeJournal struct {
+	c     *child
+	prior []runtime.JournalEntry
+}
+
+func (j *pipeJournal) Prior() []runtime.JournalEntry { return j.prior }
+
+func (j *pipeJournal) Record(e runtime.JournalEntry) error {
+	_, ch := j.c.ask(message{Type: msgRecord, Entry: &e})
+	m, ok := <-ch
+	if !ok {
+		return errParentGone
+	}
+	if m.Error != nil {
+		return errors.New(m.Error.Message)
+	}
+	return nil
+}

@@ -199,7 +199,12 @@ func causeError(ctx context.Context) *wferr.Error {
 func (p *parent) startMsg() *startMsg {
 	c := p.cfg
 	_, personas := c.Provider.(agentapi.PersonaChecker)
+	var prior []runtime.JournalEntry
+	if c.Journal != nil {
+		prior = c.Journal.Prior()
+	}
 	return &startMsg{
+		Journal: c.Journal != nil, Prior: prior,
 		RunID: c.RunID, Parent: c.Parent, Script: scriptMsg{Name: c.Script.Name, Source: c.Script.Source},
 		Args: c.Args, Meta: c.Meta,
 		Provider: c.Provider.Name(), Capabilities: c.Provider.Capabilities(), Personas: personas,
@@ -256,6 +261,18 @@ func (p *parent) read(r *bufio.Reader, ended chan<- *outcomeMsg) {
 				return err
 			})
 			reply.Error = toWire(err)
+			_ = p.w.send(reply)
+		case msgRecord:
+			reply := message{Type: msgResult, ID: m.ID}
+			err := hostCall(func() error {
+				if p.cfg.Journal == nil || m.Entry == nil {
+					return wferr.New(wferr.Internal, "wfrun bug: a record message for a run without a journal")
+				}
+				return p.cfg.Journal.Record(*m.Entry)
+			})
+			if err != nil {
+				reply.Error = &wireError{Code: wferr.ResourceLimit, Message: err.Error()}
+			}
 			_ = p.w.send(reply)
 		case msgEnd:
 			ended <- m.Outcome

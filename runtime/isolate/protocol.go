@@ -42,6 +42,7 @@ const (
 	msgEvent        = "event"        // one event of the run
 	msgCheckPersona = "checkPersona" // ask the provider whether Name is a persona it knows (ID)
 	msgLoadWorkflow = "loadWorkflow" // resolve workflow(Name) (ID)
+	msgRecord       = "record"       // journal Entry durably before the script sees it (ID)
 	msgEnd          = "end"          // the run's outcome; the child exits after it
 )
 
@@ -51,14 +52,15 @@ type message struct {
 	Type string `json:"type"`
 	ID   int64  `json:"id,omitempty"`
 
-	Start   *startMsg         `json:"start,omitempty"`
-	Request *agentapi.Request `json:"request,omitempty"`
-	Result  *agentapi.Result  `json:"result,omitempty"`
-	Error   *wireError        `json:"error,omitempty"`
-	Event   *runtime.Event    `json:"event,omitempty"`
-	Name    string            `json:"name,omitempty"`
-	Script  *scriptMsg        `json:"script,omitempty"`
-	Outcome *outcomeMsg       `json:"outcome,omitempty"`
+	Start   *startMsg             `json:"start,omitempty"`
+	Request *agentapi.Request     `json:"request,omitempty"`
+	Result  *agentapi.Result      `json:"result,omitempty"`
+	Error   *wireError            `json:"error,omitempty"`
+	Event   *runtime.Event        `json:"event,omitempty"`
+	Name    string                `json:"name,omitempty"`
+	Script  *scriptMsg            `json:"script,omitempty"`
+	Outcome *outcomeMsg           `json:"outcome,omitempty"`
+	Entry   *runtime.JournalEntry `json:"entry,omitempty"`
 }
 
 // startMsg is what the child needs to run the script as runtime.Run would.
@@ -72,6 +74,8 @@ type startMsg struct {
 	Capabilities agentapi.Capabilities
 	Personas     bool // the provider checks agentType names (agentapi.PersonaChecker)
 	Workflows    bool // workflow() can load saved workflows
+	Journal      bool // the run is durable: every finished child is recorded through the parent
+	Prior        []runtime.JournalEntry
 
 	Concurrency, MaxAgents, MaxItems int
 	Timeout, AgentTimeout            time.Duration

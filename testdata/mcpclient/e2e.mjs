@@ -41,7 +41,7 @@ const SLOW = "export const meta = { name: 'slow', description: 'one agent that t
 async function exercise(client, label) {
   const { tools } = await client.listTools()
   const names = tools.map((t) => t.name).sort()
-  check(names.join(',') === 'agent,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait', 'list the tools', names)
+  check(names.join(',') === 'agent,ralph,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait', 'list the tools', names)
   const wf = tools.find((t) => t.name === 'workflow')
   check(wf.inputSchema.type === 'object' && wf.inputSchema.required.includes('script') && wf.description.includes('export const meta'), 'the workflow tool', wf)
   console.log(`ok ${label}: list the tools`)
@@ -113,7 +113,7 @@ async function exercise(client, label) {
 }
 
 async function overStdio() {
-  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`], stderr: 'pipe' })
+  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`, '--runs-dir', `${eventsDir}/runs`], stderr: 'pipe' })
   const client = new Client({ name: 'wfrun-e2e', version: '1.0.0' })
   await client.connect(transport)
   try {
@@ -125,7 +125,7 @@ async function overStdio() {
 
 async function overHTTP() {
   const token = 'e2e-token-' + process.pid
-  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/http.jsonl`, '--http', '127.0.0.1:0'], {
+  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/http.jsonl`, '--runs-dir', `${eventsDir}/runs`, '--http', '127.0.0.1:0'], {
     env: { ...process.env, WFRUN_AUTH_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'],
   })
   try {

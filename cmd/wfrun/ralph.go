@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/ralph"
+)
+
+// ralphCommand is `wfrun ralph "OBJECTIVE" [--max-rounds N] [--workspace
+// DIR] [flags]`: the Ralph loop in the foreground. stdout carries the
+// loop's result (ending, rounds, last handoff, the run's result); the exit
+// status is 0 only when the objective is complete, 1 for blocked,
+// budget-limited, round-failed or a run that failed, 130 when interrupted.
+// A stopped loop goes on with wfrun resume RUNID.
+func ralphCommand(args []string, e env) int {
+	o, err := parseFlags(cmdRalph, args)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if o.help {
+		return help(e)
+	}
+	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
+		return usageFail(e, `ralph takes one objective, in quotes: wfrun ralph "Make go test ./... pass" [--max-rounds N]`)
+	}
+	in, err := loadToolInvocation(o, e)
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return usageFail(e, "%s", ue.msg)
+		}
+		return printJSON(e, engine.FailedResult("", err), exitFailed)
+	}
+	events, closeEvents, err := openEvents(o.events, e)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	defer closeEvents()
+	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
+	if err != nil {
+		return printJSON(e, engine.FailedResult("", err), exitFailed)
+	}
+	defer closeProviders()
+	opts := ralph.Options{Objective: o.positional[0], MaxRounds: o.maxRoundsN, BudgetTokens: in.req.BudgetTokens,
+		Model: in.req.Model, SubagentProvider: in.req.SubagentProvider, Parent: defaultParent}
+	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) {
+		opts.OnEvent = onEvent
+		return ralph.Start(context.Background(), eng, opts)
+	})
+	if code == exitInterrupted && res == nil {
+		return code
+	}
+	out, _ := ralph.Decode(*res)
+	if code == exitCompleted && out.Ending != ralph.EndComplete {
+		code = exitFailed
+	}
+	code = printJSON(e, out, code)
+	if err := closeEngine(eng); err != nil {
+		notice(e, "%v", err)
+	}
+	if events != nil && events.log.Err() != nil {
+		notice(e, "--events: %v", events.log.Err())
+	}
+	return code
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/wfrun/wfrun/engine"
+	runfolder "github.com/wfrun/wfrun/engine/journal"
+)
+
+// defaultRunsDir is where the command line keeps its runs: a folder per
+// run, with the ledger beside it (.wfrun/ledger.db).
+const defaultRunsDir = ".wfrun/runs"
+
+// runsDirOf is --runs-dir, else $WFRUN_RUNS_DIR, else .wfrun/runs.
+func runsDirOf(o *options, e env) string {
+	if o.runsDir != "" {
+		return o.runsDir
+	}
+	if d := e.getenv("WFRUN_RUNS_DIR"); d != "" {
+		return d
+	}
+	return defaultRunsDir
+}
+
+// resumeCommand is `wfrun resume RUNID [flags]`: a new run of RUNID's
+// request (from its folder) that replays the agents RUNID finished and
+// runs the rest. --args changes the args (a changed prefix runs live);
+// the provider and limit flags override the saved request (a limit may be
+// raised).
+func resumeCommand(args []string, e env) int {
+	return resumeLike(cmdResume, args, e)
+}
+
+// retryCommand is `wfrun retry RUNID [flags]`: the retry verb, for a
+// failed, cancelled or abandoned run — a new run resumed from it, its
+// child in the lineage.
+func retryCommand(args []string, e env) int {
+	return resumeLike(cmdRetry, args, e)
+}
+
+// continueCommand is `wfrun continue RUNID [flags]`: the continue verb,
+// for an abandoned run — resumed in place, under its own id.
+func continueCommand(args []string, e env) int {
+	return resumeLike(cmdContinue, args, e)
+}
+
+// resumeLike runs resume, retry and continue: a run in the foreground, as
+// `wfrun SCRIPT.js` runs one, whose request comes from RUNID's folder.
+func resumeLike(cmd command, args []string, e env) int {
+	o, err := parseFlags(cmd, args)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if o.help {
+		return help(e)
+	}
+	if len(o.positional) != 1 {
+		return usageFail(e, "%s takes one run id (wfrun runs lists them): wfrun %s RUNID [flags]", cmd, cmd)
+	}
+	id := strings.TrimSpace(o.positional[0])
+	in, err := loadResumeInvocation(id, o, e)
+	if err != nil {
+		return failBeforeRun(e, err)
+	}
+	events, closeEvents, err := openEvents(o.events, e)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	defer closeEvents()
+	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
+	if err != nil {
+		return printJSON(e, engine.FailedResult("", err), exitFailed)
+	}
+	defer closeProviders()
+	over := in.req
+	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) {
+		over.OnEvent = onEvent
+		adjust := func(r *engine.WorkflowStartRequest) { *r = over }
+		switch cmd {
+		case cmdRetry:
+			return eng.Retry(context.Background(), id, adjust)
+		case cmdContinue:
+			return eng.Continue(context.Background(), id, adjust)
+		}
+		over.ResumeFromRunId = id
+		return eng.Start(context.Background(), over)
+	})
+	if code == exitInterrupted && res == nil {
+		return code
+	}
+	code = printJSON(e, res, code)
+	if err := closeEngine(eng); err != nil {
+		notice(e, "%v", err)
+	}
+	if events != nil && events.log.Err() != nil {
+		notice(e, "--events: %v", events.log.Err())
+	}
+	return code
+}
+
+// loadResumeInvocation reads the flags of resume, retry and continue. The
+// request holds only what the flags set, to override the saved one; the
+// saved request's provider decides which providers to build.
+func loadResumeInvocation(id string, o *options, e env) (*invocation, error) {
+	in := &invocation{}
+	stdin := &stdinGuard{r: e.stdin}
+	for _, step := range []func(*invocation, *options, *stdinGuard) error{readInputs, applyRequestFlags, readFakeRules, readWorkflowsDir} {
+		if err := step(in, o, stdin); err != nil {
+			return nil, err
+		}
+	}
+	if o.parent == "" {
+		in.req.Parent = "" // the saved owner, unless --parent names another
+	}
+	var err error
+	if in.providers, err = providerFlagsOf(o, e); err != nil {
+		return nil, err
+	}
+	in.personas = in.providers.personas
+	in.runsDir = runsDirOf(o, e)
+	in.scriptFile = id
+	if !runfolder.ValidRunID(id) {
+		return nil, usagef("%q is not a run id: a run id is wf_ and 16 hex digits, as wfrun runs lists them", id)
+	}
+	if in.req.SubagentProvider == "" {
+		// Build the provider the run used, as the saved request names it.
+		if folder, err := runfolder.OpenFolder(in.runsDir, id); err == nil {
+			if data, err := folder.ReadFile(runfolder.RequestFile); err == nil {
+				var saved engine.WorkflowStartRequest
+				if json.Unmarshal(data, &saved) == nil && saved.SubagentProvider != "" {
+					in.req.SubagentProvider = saved.SubagentProvider
+					in.explicitProvider = true
+				}
+			}
+		} else if errors.Is(err, runfolder.ErrNoFolder) {
+			abs, _ := filepath.Abs(in.runsDir)
+			return nil, precheck(engine.CodeInvalidRequest, "run %s has no folder in %s; wfrun runs lists the runs there (pass --runs-dir if they are elsewhere)", id, abs)
+		}
+	}
+	return in, nil
+}

@@ -1,0 +1,369 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/ledger"
+)
+
+// The ledger commands: runs, show, stop and note read or change the run
+// ledger beside the runs folder, through an engine that runs nothing.
+
+// ledgerFlags are the flags the ledger commands share.
+type ledgerFlags struct {
+	runsDir      string
+	asJSON, help bool
+	status, name string // runs
+	reason       string // stop
+	positional   []string
+}
+
+// parseLedgerFlags parses args for the ledger command name; which says
+// which of the optional flags it takes.
+func parseLedgerFlags(name string, args []string, which ...string) (*ledgerFlags, error) {
+	f := &ledgerFlags{}
+	fs := flag.NewFlagSet("wfrun "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.runsDir, "runs-dir", "", "")
+	fs.BoolVar(&f.help, "help", false, "")
+	fs.BoolVar(&f.help, "h", false, "")
+	for _, w := range which {
+		switch w {
+		case "json":
+			fs.BoolVar(&f.asJSON, "json", false, "")
+		case "status":
+			fs.StringVar(&f.status, "status", "", "")
+		case "name":
+			fs.StringVar(&f.name, "name", "", "")
+		case "reason":
+			fs.StringVar(&f.reason, "reason", "", "")
+		}
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, flagError(cmdRun, err))
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		f.positional = append(f.positional, rest[0])
+		args = rest[1:]
+	}
+	return f, nil
+}
+
+// openLedgerEngine returns an engine over the runs folder, for its ledger
+// and verbs.
+func openLedgerEngine(f *ledgerFlags, e env) (*engine.Engine, error) {
+	dir := f.runsDir
+	if dir == "" {
+		dir = runsDirOf(&options{}, e)
+	}
+	eng, err := engine.New(engine.Config{RunsDir: dir})
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the run ledger of %s: %w", dir, err)
+	}
+	return eng, nil
+}
+
+// runsCommand is `wfrun runs [--status S] [--name NAME] [--json]`: the
+// runs of the ledger, newest first.
+func runsCommand(args []string, e env) int {
+	f, err := parseLedgerFlags("runs", args, "json", "status", "name")
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if f.help {
+		return help(e)
+	}
+	if len(f.positional) > 0 {
+		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir); got %q", f.positional[0])
+	}
+	status := ledger.RunStatus(f.status)
+	if f.status != "" && !status.Valid() {
+		return usageFail(e, "--status %q is not a run status; use one of %s", f.status, statusList())
+	}
+	eng, err := openLedgerEngine(f, e)
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	defer closeEngine(eng)
+	runs, err := eng.Ledger().List(ledger.Filter{Status: status, Name: f.name})
+	if err != nil {
+		notice(e, "the run ledger: %v", err)
+		return exitFailed
+	}
+	if f.asJSON {
+		return printJSON(e, struct {
+			Runs []ledger.Run `json:"runs"`
+		}{runs}, exitCompleted)
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(e.stdout, "No runs.")
+		return exitCompleted
+	}
+	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tSTATUS\tAGENTS\tTOKENS\tCOST\tAGE")
+	now := time.Now()
+	for _, r := range runs {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Status, agentsCell(r), tokens(r.Usage.Tokens()),
+			fmt.Sprintf("$%.4f", r.Usage.CostUSD), age(now.Sub(r.CreatedAt)))
+	}
+	w.Flush()
+	return exitCompleted
+}
+
+func statusList() string {
+	var names []string
+	for _, s := range ledger.RunStatuses() {
+		names = append(names, string(s))
+	}
+	return strings.Join(names, ", ")
+}
+
+func agentsCell(r ledger.Run) string {
+	if r.Agents.Replayed > 0 {
+		return fmt.Sprintf("%d (%d replayed)", r.AgentsSpawned, r.Agents.Replayed)
+	}
+	return fmt.Sprint(r.AgentsSpawned)
+}
+
+// tokens renders 950, 12.3k, 4.5M.
+func tokens(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+}
+
+// age renders a duration the way a listing does: 12s, 5m, 3h, 2d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// shown is what `wfrun show --json` prints.
+type shown struct {
+	Run      ledger.Run     `json:"run"`
+	Retries  []string       `json:"retries"` // the runs that retry or resume it
+	Children []ledger.Child `json:"children"`
+	Timeline []ledger.Event `json:"timeline"`
+}
+
+// showCommand is `wfrun show RUNID [--json]`: the run, its lineage, a tree
+// of its children by phase (status, duration, tokens) and its timeline.
+func showCommand(args []string, e env) int {
+	f, err := parseLedgerFlags("show", args, "json")
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if f.help {
+		return help(e)
+	}
+	if len(f.positional) != 1 {
+		return usageFail(e, "show takes one run id (wfrun runs lists them): wfrun show RUNID [--json]")
+	}
+	eng, err := openLedgerEngine(f, e)
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	defer closeEngine(eng)
+	l := eng.Ledger()
+	var s shown
+	if s.Run, err = l.Get(f.positional[0]); err != nil {
+		notice(e, "%v; wfrun runs lists the runs of %s", err, l.Path())
+		return exitFailed
+	}
+	s.Children, err = l.Children(s.Run.ID)
+	if err == nil {
+		s.Timeline, err = l.Timeline(s.Run.ID)
+	}
+	var retries []ledger.Run
+	if err == nil {
+		retries, err = l.List(ledger.Filter{ParentRun: s.Run.ID})
+	}
+	if err != nil {
+		notice(e, "the run ledger: %v", err)
+		return exitFailed
+	}
+	s.Retries = []string{}
+	for _, r := range retries {
+		s.Retries = append(s.Retries, r.ID)
+	}
+	if f.asJSON {
+		return printJSON(e, s, exitCompleted)
+	}
+	writeShown(e.stdout, s)
+	return exitCompleted
+}
+
+// writeShown renders a run for a person: a header, the lineage, the
+// children grouped by phase as a tree, and the timeline.
+func writeShown(out io.Writer, s shown) {
+	r := s.Run
+	dur := ""
+	if r.EndedAt != nil {
+		dur = " · " + r.EndedAt.Sub(r.CreatedAt).Round(100*time.Millisecond).String()
+	}
+	fmt.Fprintf(out, "%s %q %s · %s agents · %s tokens · $%.4f%s\n", r.ID, r.Name, r.Status, agentsCell(r), tokens(r.Usage.Tokens()), r.Usage.CostUSD, dur)
+	fmt.Fprintf(out, "  owner %s · started %s", r.Owner, r.CreatedAt.Format(time.RFC3339))
+	if r.Dir != "" {
+		fmt.Fprintf(out, " · folder %s", r.Dir)
+	}
+	fmt.Fprintln(out)
+	if r.ParentRun != "" {
+		fmt.Fprintf(out, "  resumes %s\n", r.ParentRun)
+	}
+	if len(s.Retries) > 0 {
+		fmt.Fprintf(out, "  retried or resumed as %s\n", strings.Join(s.Retries, ", "))
+	}
+	if r.Error != "" {
+		fmt.Fprintf(out, "  %s: %s\n", r.ErrorCode, r.Error)
+	}
+	if len(s.Children) > 0 {
+		fmt.Fprintln(out, "Agents")
+		w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+		phase := "\x00"
+		for i, c := range s.Children {
+			if c.Phase != phase {
+				phase = c.Phase
+				title := phase
+				if title == "" {
+					title = "(no phase)"
+				}
+				fmt.Fprintf(w, "  %s\t\t\t\t\t\n", title)
+			}
+			branch := "├─"
+			if i == len(s.Children)-1 || s.Children[i+1].Phase != phase {
+				branch = "└─"
+			}
+			note := ""
+			if c.Replayed {
+				note = "replayed"
+			} else if c.Error != "" {
+				note = firstLine(c.Error, 80)
+			}
+			fmt.Fprintf(w, "  %s #%d %s\t%s\t%s\t%s tokens\t%s\n", branch, c.Seq, firstLine(c.Label, 48), c.Status, childDuration(c), tokens(c.Usage.Tokens()), note)
+		}
+		w.Flush()
+	}
+	if len(s.Timeline) > 0 {
+		fmt.Fprintln(out, "Timeline")
+		for _, ev := range s.Timeline {
+			line := string(ev.Kind)
+			if ev.Detail != "" {
+				line += ": " + ev.Detail
+			}
+			fmt.Fprintf(out, "  %s  %s\n", ev.At.Format("2006-01-02 15:04:05"), line)
+		}
+	}
+}
+
+func childDuration(c ledger.Child) string {
+	var meta struct {
+		DurationMs *int64 `json:"durationMs"`
+	}
+	if json.Unmarshal(c.Metadata, &meta) != nil || meta.DurationMs == nil {
+		return "-"
+	}
+	return (time.Duration(*meta.DurationMs) * time.Millisecond).Round(100 * time.Millisecond).String()
+}
+
+// stopCommand is `wfrun stop RUNID [--reason TEXT]`: the stop verb. The
+// run's process cancels it at its next heartbeat; stop waits for that (at
+// most a lease) and prints the run's row.
+func stopCommand(args []string, e env) int {
+	f, err := parseLedgerFlags("stop", args, "reason")
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if f.help {
+		return help(e)
+	}
+	if len(f.positional) != 1 {
+		return usageFail(e, "stop takes one run id: wfrun stop RUNID [--reason TEXT]")
+	}
+	eng, err := openLedgerEngine(f, e)
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	defer closeEngine(eng)
+	id := f.positional[0]
+	reason := f.reason
+	if reason == "" {
+		reason = "stopped with wfrun stop"
+	}
+	if _, err := eng.Stop(id, reason); err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	l := eng.Ledger()
+	deadline := time.Now().Add(l.Lease() + time.Second)
+	for {
+		_, _ = l.Sweep()
+		r, err := l.Get(id)
+		if err != nil {
+			notice(e, "%v", err)
+			return exitFailed
+		}
+		if r.Status != ledger.RunRunning {
+			return printJSON(e, r, exitCompleted)
+		}
+		if time.Now().After(deadline) {
+			notice(e, "run %s is still running: the stop is recorded, and its process carries it out at its next heartbeat", id)
+			return printJSON(e, r, exitFailed)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// noteCommand is `wfrun note RUNID TEXT`: the follow_up verb, a note on
+// the run's timeline; its status stays.
+func noteCommand(args []string, e env) int {
+	f, err := parseLedgerFlags("note", args)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if f.help {
+		return help(e)
+	}
+	if len(f.positional) != 2 {
+		return usageFail(e, `note takes a run id and the note, in quotes: wfrun note RUNID "what to remember"`)
+	}
+	eng, err := openLedgerEngine(f, e)
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	defer closeEngine(eng)
+	if err := eng.Note(f.positional[0], f.positional[1]); err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	tl, _ := eng.Ledger().Timeline(f.positional[0])
+	return printJSON(e, struct {
+		RunID    string         `json:"runId"`
+		Timeline []ledger.Event `json:"timeline"`
+	}{f.positional[0], tl}, exitCompleted)
+}

@@ -1,0 +1,515 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/engine/journal"
+	"github.com/wfrun/wfrun/engine/ledger"
+	"github.com/wfrun/wfrun/internal/wferr"
+	"github.com/wfrun/wfrun/runtime"
+)
+
+// Durable runs (docs/durability.md). With Config.RunsDir, every run gets a
+// folder (engine/journal) and a row in the run ledger (engine/ledger); its
+// store is the runtime's Journal (every child on disk before the script
+// sees it), an event sink (events.jsonl and the children's snapshots), and
+// a heartbeat that keeps the run's lease and carries out a stop verb
+// applied from another process.
+
+// DefaultHeartbeat is how often a live run renews its ledger lease; the
+// lease is ten beats.
+const DefaultHeartbeat = 2 * time.Second
+
+// excerptRunes is the length of the prompt and result excerpts of the ledger.
+const excerptRunes = 200
+
+// durable reports whether runs get folders and ledger rows.
+func (e *Engine) durable() bool { return e.cfg.RunsDir != "" }
+
+// Ledger returns the engine's run ledger, or nil without Config.RunsDir.
+// Its List, Get, Children and Timeline are what `wfrun runs` and `wfrun
+// show` print.
+func (e *Engine) Ledger() *ledger.Ledger { return e.ledger }
+
+// RunsDir returns the folder that holds the run folders ("" when runs are
+// not durable).
+func (e *Engine) RunsDir() string { return e.cfg.RunsDir }
+
+// openLedger opens the ledger of cfg (New).
+func openLedger(cfg Config) (*ledger.Ledger, error) {
+	path := cfg.LedgerPath
+	if path == "" {
+		path = filepath.Join(filepath.Dir(filepath.Clean(cfg.RunsDir)), "ledger.db")
+	}
+	beat := cfg.Heartbeat
+	if beat <= 0 {
+		beat = DefaultHeartbeat
+	}
+	return ledger.Open(path, ledger.Options{Lease: 10 * beat})
+}
+
+// startPlan is how a run starts besides its request: fresh, resuming
+// another run, or continuing one in place.
+type startPlan struct {
+	id        string                 // "" for a fresh id; the run's own id when it continues in place
+	prior     []runtime.JournalEntry // what the run replays
+	parentRun string                 // the run it resumes or retries, for the lineage
+	inPlace   bool                   // continue: the run's folder and journal are its own
+}
+
+// resolveResume completes a request that resumes another run: the run
+// must have a folder and must not be live; a request without a script
+// takes the old run's request, with the fields it sets overriding it
+// (limits may be raised, args changed). It returns the request and the
+// plan with the old run's journal.
+func (e *Engine) resolveResume(req WorkflowStartRequest) (WorkflowStartRequest, startPlan, error) {
+	id := strings.TrimSpace(req.ResumeFromRunId)
+	if !e.durable() {
+		return req, startPlan{}, wferr.New(wferr.InvalidRequest, "resumeFromRunId %q: this engine keeps no runs (no runs folder is configured), so there is no journal to resume from; set Config.RunsDir (the CLI's --runs-dir)", id)
+	}
+	if err := e.refuseLive(id, "resumed"); err != nil {
+		return req, startPlan{}, err
+	}
+	folder, err := journal.OpenFolder(e.cfg.RunsDir, id)
+	if err != nil {
+		return req, startPlan{}, wferr.Wrap(wferr.InvalidRequest, err, "resumeFromRunId: %v", err)
+	}
+	prior, err := journal.Read(folder.Path(journal.JournalFile))
+	if err != nil {
+		return req, startPlan{}, wferr.Wrap(wferr.InvalidRequest, err, "resumeFromRunId %s: %v", id, err)
+	}
+	if req.Script == "" {
+		old, err := readRequest(folder)
+		if err != nil {
+			return req, startPlan{}, err
+		}
+		req = overlay(old, req)
+	}
+	req.ResumeFromRunId = id
+	return req, startPlan{prior: prior, parentRun: id}, nil
+}
+
+// readRequest reads the request a run folder keeps.
+func readRequest(folder *journal.Folder) (WorkflowStartRequest, error) {
+	var old WorkflowStartRequest
+	data, err := folder.ReadFile(journal.RequestFile)
+	if err == nil {
+		err = json.Unmarshal(data, &old)
+	}
+	if err != nil {
+		return old, wferr.Wrap(wferr.InvalidRequest, err, "the run folder %s has no readable request (%v); pass the script in the request to resume it", folder.Dir(), err)
+	}
+	return old, nil
+}
+
+// overlay returns old with every field req sets replacing old's: what a
+// resume without a script runs.
+func overlay(old, req WorkflowStartRequest) WorkflowStartRequest {
+	out := old
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&out.Parent, req.Parent)
+	set(&out.SubagentProvider, req.SubagentProvider)
+	set(&out.Model, req.Model)
+	if len(req.Meta) > 0 {
+		out.Meta = req.Meta
+	}
+	if len(req.Args) > 0 {
+		out.Args = req.Args
+	}
+	for _, f := range []struct{ dst, v *int64 }{{&out.TimeoutMs, &req.TimeoutMs}, {&out.AgentTimeoutMs, &req.AgentTimeoutMs}, {&out.BudgetTokens, &req.BudgetTokens}} {
+		if *f.v != 0 {
+			*f.dst = *f.v
+		}
+	}
+	if req.MaxTotalAgents != 0 {
+		out.MaxTotalAgents = req.MaxTotalAgents
+	}
+	if req.Concurrency != 0 {
+		out.Concurrency = req.Concurrency
+	}
+	out.Background, out.OnEvent = req.Background, req.OnEvent
+	return out
+}
+
+// refuseLive is the error for resuming (or retrying, continuing) a run
+// that is still live: here, or in another process whose lease holds.
+func (e *Engine) refuseLive(id, what string) error {
+	e.mu.Lock()
+	_, here := e.runs[id]
+	e.mu.Unlock()
+	if here {
+		return wferr.New(wferr.InvalidRequest, "run %s is still running in this process and cannot be %s; wait for it to end, or stop it first", id, what)
+	}
+	if _, err := e.ledger.Sweep(); err != nil {
+		return wferr.Wrap(wferr.Internal, err, "the run ledger cannot be read: %v", err)
+	}
+	r, err := e.ledger.Get(id)
+	if err == nil && r.Status == ledger.RunRunning {
+		return wferr.New(wferr.InvalidRequest, "run %s is still running (process %d on %s renews its lease until %s) and cannot be %s; wait for it to end, or stop it first (wfrun stop %s)",
+			id, r.PID, r.Host, r.LeaseUntil.Format(time.RFC3339), what, id)
+	}
+	return nil
+}
+
+// store is a durable run's side of its files and ledger row: the
+// runtime's Journal, an event sink, and the heartbeat.
+type store struct {
+	e      *Engine
+	id     string
+	folder *journal.Folder
+	file   *journal.File
+	events *journal.EventLog
+	row    ledger.Run
+
+	mu        sync.Mutex
+	children  map[int]*ledger.Child // by seq
+	dirty     map[int]bool
+	ledgerErr error // the first error writing the ledger: a warning of the result
+
+	stop     chan struct{} // closed when the run has settled
+	beatDone chan struct{} // closed when the heartbeat has returned; nil until it starts
+}
+
+// openStore creates (or, continuing in place, reopens) the run's folder,
+// writes its request, opens its journal and event log, and records it in
+// the ledger. A failure is a pre-check error: nothing has run.
+func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, plan startPlan) (*store, error) {
+	fail := func(err error) (*store, error) {
+		return nil, wferr.Wrap(wferr.ResourceLimit, err, "run %s cannot keep its folder in %s: %v; make the runs folder writable (--runs-dir)", id, e.cfg.RunsDir, err)
+	}
+	folder, err := journal.Create(e.cfg.RunsDir, id)
+	if err != nil {
+		return fail(err)
+	}
+	if !plan.inPlace {
+		saved := req
+		saved.OnEvent = nil
+		if err := folder.WriteJSON(journal.RequestFile, saved); err != nil {
+			return fail(err)
+		}
+		if err := folder.WriteFile(journal.ScriptFile, []byte(req.Script)); err != nil {
+			return fail(err)
+		}
+	}
+	file, err := journal.Open(folder.Path(journal.JournalFile), plan.prior)
+	if err != nil {
+		return fail(err)
+	}
+	events, err := folder.OpenEvents()
+	if err != nil {
+		file.Close()
+		return fail(err)
+	}
+	s := &store{e: e, id: id, folder: folder, file: file, events: events,
+		row:      ledger.Run{ID: id, ParentRun: plan.parentRun, Owner: req.Parent, Name: name, Dir: folder.Dir()},
+		children: map[int]*ledger.Child{}, dirty: map[int]bool{},
+		stop: make(chan struct{})}
+	if err := e.ledger.Begin(s.row); err != nil {
+		file.Close()
+		events.Close()
+		return nil, wferr.Wrap(wferr.ResourceLimit, err, "run %s cannot be recorded in the run ledger %s: %v", id, e.ledger.Path(), err)
+	}
+	return s, nil
+}
+
+// Prior is the runtime's Journal: what the run replays.
+func (s *store) Prior() []runtime.JournalEntry { return s.file.Prior() }
+
+// Record is the runtime's Journal: the entry is on disk when it returns,
+// and the child's snapshot is updated for the next heartbeat.
+func (s *store) Record(en runtime.JournalEntry) error {
+	if err := s.file.Record(en); err != nil {
+		return err
+	}
+	var key struct {
+		Prompt  string `json:"prompt"`
+		Persona string `json:"persona"`
+	}
+	_ = json.Unmarshal([]byte(en.Key), &key)
+	result := en.Text
+	if len(en.Output) > 0 {
+		result = string(en.Output)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.childLocked(en.Seq, en.AgentID)
+	c.Persona, c.PromptExcerpt, c.ResultExcerpt = key.Persona, excerpt(key.Prompt), excerpt(result)
+	c.Status, c.Replayed, c.Usage = ledger.ChildStatus(en.Status), en.Replayed, en.Usage
+	if en.Replayed {
+		c.Usage = agentapi.Usage{} // it cost this run nothing
+	}
+	c.Error, c.Failure = en.Error, string(en.Failure)
+	return nil
+}
+
+func (s *store) childLocked(seq int, agentID string) *ledger.Child {
+	c := s.children[seq]
+	if c == nil {
+		c = &ledger.Child{RunID: s.id, Seq: seq, AgentID: agentID, Status: ledger.ChildRunning, CreatedAt: time.Now()}
+		s.children[seq] = c
+	}
+	s.dirty[seq] = true
+	return c
+}
+
+// observe is the run's event sink: every event to events.jsonl, and the
+// agent events into the children's snapshots. Called under the run's lock:
+// it only writes a line and updates memory; the heartbeat writes the ledger.
+func (s *store) observe(ev Event) {
+	s.events.Write(ev)
+	if ev.Type != EventAgentStart && ev.Type != EventAgentEnd {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.childLocked(ev.Seq, ev.AgentID)
+	c.Label, c.Phase, c.Model, c.Replayed = ev.Label, ev.Phase, ev.Model, ev.Replayed
+	if ev.Type == EventAgentEnd {
+		c.Status, c.Error, c.Failure = ledger.ChildStatus(ev.Outcome), ev.Error, string(ev.Failure)
+		if ev.Usage != nil {
+			c.Usage = *ev.Usage
+		}
+		if ev.DurationMs != nil {
+			c.Metadata = json.RawMessage(fmt.Sprintf(`{"durationMs":%d}`, *ev.DurationMs))
+		}
+	}
+}
+
+// takeDirty returns copies of the children changed since the last call.
+func (s *store) takeDirty() []ledger.Child {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]ledger.Child, 0, len(s.dirty))
+	for seq := range s.dirty {
+		out = append(out, *s.children[seq])
+	}
+	clear(s.dirty)
+	return out
+}
+
+func (s *store) noteLedgerError(err error) {
+	if err == nil {
+		return
+	}
+	s.mu.Lock()
+	if s.ledgerErr == nil {
+		s.ledgerErr = err
+	}
+	s.mu.Unlock()
+}
+
+// startBeat starts the heartbeat for r, which finish stops and waits for.
+func (s *store) startBeat(r *Run) {
+	s.beatDone = make(chan struct{})
+	go s.beat(r)
+}
+
+// beat renews the run's lease and saves its children's snapshots every
+// heartbeat until the run settles, and cancels the run when a stop verb
+// was applied to it from elsewhere.
+func (s *store) beat(r *Run) {
+	defer close(s.beatDone)
+	interval := s.e.cfg.Heartbeat
+	if interval <= 0 {
+		interval = DefaultHeartbeat
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		reason, err := s.e.ledger.Heartbeat(s.id, s.takeDirty())
+		s.noteLedgerError(err)
+		if reason != "" {
+			r.Cancel(reason)
+		}
+	}
+}
+
+// finish writes the result and the run's final row, and closes the files.
+// It returns a warning for the result when the ledger could not be kept.
+func (s *store) finish(res WorkflowResult) []string {
+	close(s.stop)
+	if s.beatDone != nil {
+		<-s.beatDone
+	}
+	var warnings []string
+	if err := s.folder.WriteJSON(journal.ResultFile, res); err != nil {
+		warnings = append(warnings, "the run's result.json could not be written: "+err.Error())
+	}
+	final := s.row
+	final.Status = ledgerStatus(res.StopReason)
+	final.StopReason, final.ErrorCode, final.Error = string(res.StopReason), string(res.ErrorCode), res.Error
+	final.AgentsSpawned, final.Usage = res.AgentsSpawned, res.Usage
+	a := res.Agents
+	final.Agents = ledger.Counts{Completed: a.Completed, Failed: a.Failed, TimedOut: a.TimedOut, Cancelled: a.Cancelled, Replayed: a.Replayed}
+	s.noteLedgerError(s.e.ledger.Finish(final, s.takeDirty()))
+	s.noteLedgerError(errors.Join(s.file.Close(), s.events.Close()))
+	if s.ledgerErr != nil {
+		warnings = append(warnings, "the run ledger could not be kept up to date: "+s.ledgerErr.Error())
+	}
+	return warnings
+}
+
+func ledgerStatus(r StopReason) ledger.RunStatus {
+	switch r {
+	case StopCompleted:
+		return ledger.RunCompleted
+	case StopCancelled:
+		return ledger.RunCancelled
+	}
+	return ledger.RunFailed
+}
+
+func excerpt(s string) string {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) <= excerptRunes {
+		return s
+	}
+	return string([]rune(s)[:excerptRunes-1]) + "…"
+}
+
+// errNoLedger is the error of a verb on an engine that keeps no runs.
+func errNoLedger(verb string) error {
+	return wferr.New(wferr.InvalidRequest, "%s needs the run ledger, and this engine keeps no runs; set Config.RunsDir (the CLI's --runs-dir)", verb)
+}
+
+// Stop applies the stop verb: a running run is cancelled with reason. A
+// run of this engine is cancelled at once; a run of another process is
+// cancelled by that process at its next heartbeat. The verb is on the
+// run's timeline either way.
+func (e *Engine) Stop(runID, reason string) (ledger.Transition, error) {
+	if !e.durable() {
+		return ledger.Transition{}, errNoLedger("stop")
+	}
+	if reason == "" {
+		reason = "stopped with the stop verb"
+	}
+	t, _, err := e.ledger.Apply(runID, ledger.Stop, reason)
+	if err != nil {
+		return t, verbError(err)
+	}
+	e.mu.Lock()
+	r := e.runs[runID]
+	e.mu.Unlock()
+	if r != nil {
+		r.Cancel(reason)
+	}
+	return t, nil
+}
+
+// Note applies the follow_up verb: text is appended to the run's timeline
+// and its status stays as it is.
+func (e *Engine) Note(runID, text string) error {
+	if !e.durable() {
+		return errNoLedger("a note")
+	}
+	if strings.TrimSpace(text) == "" {
+		return wferr.New(wferr.InvalidRequest, "the note is empty; say what to remember about the run")
+	}
+	_, _, err := e.ledger.Apply(runID, ledger.FollowUp, text)
+	return verbError(err)
+}
+
+// Retry applies the retry verb to a failed, cancelled or abandoned run: a
+// new run, resumed from it (its finished children replay for free) and
+// linked to it as its child in the lineage, is started with the old run's
+// request. adjust, if not nil, fills a request whose set fields override
+// the saved one — raise a limit, name the owner, add an OnEvent sink.
+func (e *Engine) Retry(ctx context.Context, runID string, adjust func(*WorkflowStartRequest)) (*Run, error) {
+	if !e.durable() {
+		return nil, errNoLedger("retry")
+	}
+	old, err := e.ledger.Get(runID)
+	if err != nil {
+		return nil, verbError(err)
+	}
+	if _, err := ledger.Decide(old.Status, ledger.Retry); err != nil {
+		return nil, wferr.Wrap(wferr.InvalidRequest, err, "cannot retry run %s: %v", runID, err)
+	}
+	req := WorkflowStartRequest{ResumeFromRunId: runID}
+	if adjust != nil {
+		adjust(&req)
+	}
+	req.ResumeFromRunId = runID
+	r, err := e.Start(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.ledger.Note(runID, ledger.KindRetry, "retried as "+r.ID()); err != nil {
+		r.Cancel("the retry could not be recorded in the run ledger")
+		return nil, verbError(err)
+	}
+	return r, nil
+}
+
+// Continue applies the continue verb to an abandoned run (its process died
+// without settling it): the run is resumed in place, under its own id and
+// in its own folder, replaying what its journal holds. adjust, if not nil,
+// fills a request whose set fields override the saved one, as for Retry
+// (raise a limit, add an OnEvent sink); the owner stays the run's.
+func (e *Engine) Continue(ctx context.Context, runID string, adjust func(*WorkflowStartRequest)) (*Run, error) {
+	if !e.durable() {
+		return nil, errNoLedger("continue")
+	}
+	folder, err := journal.OpenFolder(e.cfg.RunsDir, runID)
+	if err != nil {
+		return nil, wferr.Wrap(wferr.InvalidRequest, err, "cannot continue run %s: %v", runID, err)
+	}
+	req, err := readRequest(folder)
+	if err != nil {
+		return nil, err
+	}
+	if adjust != nil {
+		var over WorkflowStartRequest
+		adjust(&over)
+		over.Parent = ""
+		req = overlay(req, over)
+	}
+	prior, err := journal.Read(folder.Path(journal.JournalFile))
+	if err != nil {
+		return nil, wferr.Wrap(wferr.InvalidRequest, err, "cannot continue run %s: %v", runID, err)
+	}
+	if _, err := e.ledger.Sweep(); err != nil {
+		return nil, verbError(err)
+	}
+	// Claiming the run in the ledger is what keeps two processes from
+	// continuing it at once.
+	if _, _, err := e.ledger.Apply(runID, ledger.Continue, fmt.Sprintf("in place, replaying %d journaled agents", len(prior))); err != nil {
+		return nil, verbError(err)
+	}
+	old, _ := e.ledger.Get(runID)
+	return e.start(ctx, req, startPlan{id: runID, prior: prior, parentRun: old.ParentRun, inPlace: true})
+}
+
+// verbError gives a ledger error its code: a refused verb or an unknown
+// run is the caller's INVALID_REQUEST, anything else the ledger's failure.
+func verbError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ledger.ErrNotFound):
+		return wferr.Wrap(wferr.InvalidRequest, err, "%v; wfrun runs lists the runs of the ledger", err)
+	}
+	var refused *ledger.RefusedError
+	if errors.As(err, &refused) {
+		return wferr.Wrap(wferr.InvalidRequest, err, "%v", err)
+	}
+	return wferr.Wrap(wferr.ResourceLimit, err, "the run ledger failed: %v", err)
+}

@@ -1,0 +1,9 @@
+package journal_test
+
+import (
+	"testing"
+
+	"github.com/wfrun/wfrun/internal/leaktest"
+)
+
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }

@@ -1,0 +1,28 @@
+// Package ledger is the run ledger: a SQLite database (modernc.org/sqlite,
+// no cgo) beside the run folders, in WAL mode, that outlives every process
+// that writes to it. It holds one row per run (owner, name, status, stop
+// reason, error, counts, usage, times, lineage, lease), one row per child
+// (an agent snapshot), and each run's timeline of what happened to it.
+//
+// Several processes may open one ledger at once: WAL lets readers go on
+// while one writer writes, every write transaction takes the write lock
+// when it begins (BEGIN IMMEDIATE), and a busy database is waited for,
+// not failed. The schema is kept in versioned migrations (migrations.go),
+// applied in order inside transactions; PRAGMA user_version says which
+// have run.
+//
+// A live run renews a heartbeat lease (Heartbeat). A run whose lease has
+// expired while it was still running — its process died without settling
+// it — is marked abandoned, with its unfinished children, the next time
+// any process opens the ledger (Open, Sweep). The PID is recorded for
+// people, never trusted: it may belong to another process by then.
+//
+// The control verbs (stop, retry, continue, follow_up) are decided by one
+// pure function, Decide, from the run's status; Apply checks and records
+// a verb in one transaction and appends it to the run's timeline. Carrying
+// a verb out — cancelling a run, starting the retry — is the engine's
+// work: the ledger stores, it never runs anything.
+//
+// Place: engine → engine/ledger; it imports agentapi for Usage and nothing
+// else of wfrun's.
+package ledger
