@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,24 +17,13 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/internal/enginetest"
 	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/internal/gittest"
 )
 
 // gitWorkspace is a git repository with one committed file, notes.md.
 func gitWorkspace(t *testing.T) *workspace.Workspace {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"},
-		{"-c", "user.name=t", "-c", "user.email=t@wfrun.invalid", "commit", "-q", "-m", "start"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	dir := gittest.Repo(t, map[string]string{"notes.md": "one\ntwo\nthree\n"})
 	ws, err := workspace.New(workspace.Config{Root: dir})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/workspace"
+	"github.com/wfrun/wfrun/internal/gittest"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -17,20 +17,7 @@ import (
 // workspace in mode.
 func repo(t *testing.T, mode workspace.Mode) *workspace.Workspace {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("first line\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"},
-		{"-c", "user.name=t", "-c", "user.email=t@wfrun.invalid", "commit", "-q", "-m", "start"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	ws, err := workspace.New(workspace.Config{Root: dir, Mode: mode})
+	ws, err := workspace.New(workspace.Config{Root: gittest.Repo(t, map[string]string{"notes.md": "first line\n"}), Mode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}

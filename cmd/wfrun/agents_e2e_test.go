@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/wfrun/wfrun/internal/gittest"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,18 +20,7 @@ func gitWorkspace(t *testing.T, src string) string {
 	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"add", "-A"},
-		{"-c", "user.name=wfrun test", "-c", "user.email=test@wfrun.invalid", "commit", "-q", "--allow-empty", "-m", "the workspace"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Commit(t, dir, "the workspace")
 	return dir
 }
 
