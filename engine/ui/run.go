@@ -220,7 +220,9 @@ func (v *runView) readResult(folder *journal.Folder) {
 		v.problem("result.json is not a result: %v", err)
 		return
 	}
-	v.HasResult, v.Result = true, pretty(res.Value)
+	if res.StopReason == engine.StopCompleted {
+		v.HasResult, v.Result = true, pretty(res.Value) // a run that did not complete has no value: its error says why
+	}
 }
 
 // mergeAgents builds the agents from the three places that know of them:
@@ -322,6 +324,10 @@ func (v *runView) mergeAgents(events []engine.Event, entries []runtime.JournalEn
 		}
 	}
 	for _, a := range bySeq {
+		if a.Status == string(ledger.ChildRunning) && a.Duration == nil && !a.Started.IsZero() && v.Live {
+			d := v.Now.Sub(a.Started) // so far
+			a.Duration = &d
+		}
 		v.Agents = append(v.Agents, a)
 	}
 	slices.SortFunc(v.Agents, func(a, b *agentView) int { return a.Seq - b.Seq })
