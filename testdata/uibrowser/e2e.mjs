@@ -102,6 +102,7 @@ try {
   check((await page.locator('button[data-verb="stop"]').getAttribute('title')).includes('nothing to stop'),
     'the disabled stop does not say why');
   await page.evaluate(() => window.scrollTo(0, 0));
+  await page.mouse.move(0, 0);
   await shot('run.png');
   if (cfg.docsShot) {
     await page.screenshot({ path: cfg.docsShot, clip: { x: 0, y: 0, width: 1280, height: 900 } });
