@@ -23,7 +23,10 @@ import (
 	"github.com/wfrun/wfrun/internal/leaktest"
 )
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	engine.Init() // isolated runs (WFRUN_TEST_ISOLATE=process) re-execute this test binary
+	leaktest.VerifyTestMain(m)
+}
 
 // beat is the heartbeat of the tests' engines: a stop applied from another
 // engine lands within it.
