@@ -95,10 +95,11 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) {
 		dir = filepath.Join(s.cfg.Engine.RunsDir(), id)
 	}
 	out := startSSE(w)
-	err = follow(r.Context(), filepath.Join(dir, journal.EventsFile), offset, s.cfg.Poll, func(line []byte, end int64) error {
+	// follow returns when the browser has gone or the server stops: there
+	// is nobody left to tell how.
+	_ = follow(r.Context(), filepath.Join(dir, journal.EventsFile), offset, s.cfg.Poll, func(line []byte, end int64) error {
 		return out.event(strconv.FormatInt(end, 10), "", line)
 	}, func() error { return out.write(": keep-alive\n\n") })
-	_ = err // the client went away, or the server stopped: nothing to tell anyone
 }
 
 // follow calls send with every whole line of path from offset on, and

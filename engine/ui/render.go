@@ -25,9 +25,7 @@ var funcs = template.FuncMap{
 	"clock":   func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
 	"iso":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"percent": func(p float64) string { return strconv.FormatFloat(p, 'f', 3, 64) + "%" },
-	"groupOf": GroupOf,
 	"add":     func(a, b int) int { return a + b },
-	"rowY":    func(i int) int { return i * laneHeight },
 	"plural": func(n int, one, many string) string {
 		if n == 1 {
 			return one
@@ -35,9 +33,6 @@ var funcs = template.FuncMap{
 		return many
 	},
 }
-
-// laneHeight is the height of one timeline row, in pixels.
-const laneHeight = 26
 
 // render executes the template name of page into a buffer first, so that
 // a failing template gives a clean 500 rather than half a page.
