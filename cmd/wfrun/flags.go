@@ -39,8 +39,9 @@ type options struct {
 	sandboxNetwork bool
 	// Traces (every command that runs scripts).
 	otlpEndpoint string
-	// wfrun mcp and wfrun agent.
+	// wfrun mcp and wfrun agent; wfrun ui's --addr.
 	httpAddr, authToken string
+	uiAddr              string
 	printScript         bool
 
 	// Durable runs: the runs folder, and wfrun ralph's round cap.
@@ -72,6 +73,7 @@ const (
 	cmdRetry            // wfrun retry RUNID
 	cmdContinue         // wfrun continue RUNID
 	cmdRalph            // wfrun ralph "OBJECTIVE"
+	cmdUI               // wfrun ui
 )
 
 // String is the command's name in messages.
@@ -91,6 +93,8 @@ func (c command) String() string {
 		return "continue"
 	case cmdRalph:
 		return "ralph"
+	case cmdUI:
+		return "ui"
 	}
 	return "a script run"
 }
@@ -101,18 +105,32 @@ func (c command) String() string {
 func refusal(cmd command, name string) string {
 	switch name {
 	case "events", "otlp-endpoint":
+		if cmd == cmdUI && name == "events" {
+			return "--events does not apply to ui: every run it retries or continues writes its events to its run folder, which the page shows; drop it"
+		}
 		if cmd == cmdCheck {
 			return fmt.Sprintf("--%s does not apply to check, which runs nothing; drop it", name)
 		}
-	case "http", "auth-token":
+	case "http":
 		if cmd != cmdMCP {
-			return fmt.Sprintf("--%s belongs to wfrun mcp, not to %s; drop it", name, cmd)
+			return fmt.Sprintf("--http belongs to wfrun mcp, not to %s; drop it", cmd)
+		}
+	case "auth-token":
+		if cmd != cmdMCP && cmd != cmdUI {
+			return fmt.Sprintf("--auth-token belongs to wfrun mcp and wfrun ui, not to %s; drop it", cmd)
+		}
+	case "addr":
+		if cmd != cmdUI {
+			return fmt.Sprintf("--addr belongs to wfrun ui, not to %s; drop it", cmd)
 		}
 	case "print-script":
 		if cmd != cmdAgent {
 			return fmt.Sprintf("--print-script belongs to wfrun agent, not to %s; drop it", cmd)
 		}
 	case "args", "meta", "request", "parent":
+		if cmd == cmdUI {
+			return fmt.Sprintf("--%s does not apply to ui, which runs no script of its own: its retries and continues take the run's saved request; drop it", name)
+		}
 		if cmd == cmdMCP || cmd == cmdAgent {
 			return fmt.Sprintf("--%s does not apply to %s: the model writes each script and passes its own meta and args; drop it", name, cmd)
 		}
@@ -176,6 +194,7 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	fs.Var(&o.agentsDirs, "agents-dir", "")
 	str(&o.httpAddr, "http")
 	str(&o.authToken, "auth-token")
+	str(&o.uiAddr, "addr")
 	str(&o.runsDir, "runs-dir")
 	str(&o.maxRounds, "max-rounds")
 	if refusal(cmd, "print-script") == "" {
@@ -267,7 +286,7 @@ func (o *options) validate() error {
 	}
 	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
 		"base-url", "mcp-config", "command-spec", "acp-config", "transcripts", "prices", "model-map", "workspace", "sandbox", "http", "auth-token",
-		"otlp-endpoint", "runs-dir"} {
+		"otlp-endpoint", "runs-dir", "addr"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
 		}
@@ -323,6 +342,8 @@ func (o *options) value(name string) string {
 		return o.httpAddr
 	case "auth-token":
 		return o.authToken
+	case "addr":
+		return o.uiAddr
 	case "otlp-endpoint":
 		return o.otlpEndpoint
 	case "runs-dir":

@@ -76,6 +76,8 @@ func runMain(args []string, e env) int {
 			return noteCommand(args[1:], e)
 		case "ralph":
 			return ralphCommand(args[1:], e)
+		case "ui":
+			return uiCommand(args[1:], e)
 		}
 	}
 	return runCommand(args, e)

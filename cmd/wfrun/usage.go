@@ -41,6 +41,9 @@ Durable runs (docs/durability.md):
                                   run resumed from it, its child in the lineage
   wfrun continue RUNID [flags]    an abandoned run (its process died) resumed in place
   wfrun note RUNID TEXT           a note on the run's timeline; its status stays
+  wfrun ui [--addr HOST:PORT]     a local web page over the ledger: the runs, each
+                                  run's timeline and agents, live, and the verbs as
+                                  buttons (docs/ui.md; default 127.0.0.1:7777)
 
   wfrun --help | --version
 
@@ -153,11 +156,16 @@ Runs folder:
                          provider and limit flags, which override the saved request
   --max-rounds N         wfrun ralph: at most N rounds (default 10); with
                          --budget-tokens, the loop ends budget-limited
+  --addr HOST:PORT       wfrun ui: where the page listens (default 127.0.0.1:7777);
+                         any address but loopback needs --auth-token, which every
+                         request then carries (a ?token=TOKEN login sets a cookie).
+                         Its retry and continue buttons run the run in wfrun ui's
+                         process, with the provider and limit flags it was given
 
 MCP server and parent agent (docs/tool.md):
   --http ADDR            wfrun mcp: serve streamable HTTP on ADDR (127.0.0.1:8765)
                          instead of stdio; any address but loopback needs a token
-  --auth-token TOKEN     wfrun mcp --http: every request must carry
+  --auth-token TOKEN     wfrun mcp --http and wfrun ui: every request must carry
                          Authorization: Bearer TOKEN, or gets 401 (default
                          $WFRUN_AUTH_TOKEN, which keeps it out of the process list)
   --print-script         wfrun agent: show each script the model writes on stderr
@@ -191,6 +199,7 @@ Examples:
   wfrun mcp --http 127.0.0.1:8765
   wfrun agent "Review docs/ for stale examples" --print-script
   wfrun runs --status failed
+  wfrun ui --addr 127.0.0.1:7777
   wfrun resume wf_3f2a9c0d1e4b5a67 --budget-tokens 400000
   wfrun ralph "Make go test ./... pass" --max-rounds 20 --workspace ~/src/app
 `

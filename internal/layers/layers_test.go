@@ -33,7 +33,8 @@ var rules = []struct {
 	{"engine/tool", []string{"engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the tools sit on the engine"},
 	{"engine/mcpserver", []string{"engine/tool", "engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the MCP server sits on the tools"},
 	{"engine/trace", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "traces sit on the engine, beside its tools"},
-	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine/ralph", "engine/trace", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
+	{"engine/ui", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the page sits on the engine, beside its tools; it applies the verbs through the engine"},
+	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine/ralph", "engine/trace", "engine/ui", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
 	{"internal/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 	{"internal/bench", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
 	{"internal/enginetest", []string{"engine", "engine/journal", "engine/ledger", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
@@ -134,6 +135,7 @@ func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 		{"sandbox", "runtime"}, {"agentapi/openai", "engine"}, {"agentapi", "meta"}, {"runtime", "engine"},
 		{"meta", "sandbox"}, {"engine", "engine/tool"}, {"engine/ledger", "engine"}, {"engine/journal", "engine/ledger"}, {"engine", "engine/ralph"}, {"engine/tool", "engine/mcpserver"}, {"sandbox", "agentapi/schema"},
 		{"engine", "engine/trace"}, {"engine/trace", "engine/tool"},
+		{"engine", "engine/ui"}, {"engine/ui", "engine/tool"}, {"engine/ledger", "engine/ui"},
 		{"newpkg", "runtime"},
 	} {
 		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 1 {
@@ -143,6 +145,7 @@ func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 	for _, c := range []struct{ pkg, dep string }{
 		{"runtime", "sandbox"}, {"engine/mcpserver", "engine/tool"}, {"agentapi/openai", "agentapi/persona"},
 		{"agentapi/command", "agentapi/internal/proc"}, {"cmd/wfrun", "engine/mcpserver"}, {"cmd/wfrun", "engine/trace"},
+		{"cmd/wfrun", "engine/ui"}, {"engine/ui", "engine/ledger"},
 	} {
 		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 0 {
 			t.Errorf("%s depending on %s refused: %v", c.pkg, c.dep, v)

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+
+	"github.com/wfrun/wfrun/engine/ui"
+)
+
+// uiCommand is `wfrun ui [--addr HOST:PORT] [--auth-token TOKEN] [flags]`:
+// the local web page over the run ledger of --runs-dir (engine/ui). It
+// serves until a signal comes; the first stops the server and cancels the
+// runs that its retry and continue buttons started, a second exits at once.
+// The provider and limit flags configure those runs, as for wfrun retry.
+func uiCommand(args []string, e env) int {
+	o, err := parseFlags(cmdUI, args)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if o.help {
+		return help(e)
+	}
+	if len(o.positional) > 0 {
+		return usageFail(e, "ui takes only flags (--addr, --auth-token, --runs-dir, the provider flags); got %q", o.positional[0])
+	}
+	addr := o.uiAddr
+	if addr == "" {
+		addr = ui.DefaultAddr
+	}
+	token := authToken(o, e)
+	if err := ui.CheckBind(addr, token); err != nil {
+		return usageFail(e, "%v", err)
+	}
+	in, err := loadToolInvocation(o, e)
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return usageFail(e, "%s", ue.msg)
+		}
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	eng, closeProviders, err := newEngine(in, e, nil, false, true)
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	defer closeProviders()
+	var transcripts []string
+	if o.transcripts != "" {
+		transcripts = []string{o.transcripts}
+	}
+	srv, err := ui.New(ui.Config{Engine: eng, AuthToken: token, TranscriptDirs: transcripts})
+	if err != nil {
+		notice(e, "%v", err)
+		_ = closeEngine(eng)
+		return exitFailed
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		notice(e, "--addr %s: cannot listen: %v; choose another port, or stop what listens there", addr, err)
+		_ = closeEngine(eng)
+		return exitFailed
+	}
+	if token != "" {
+		notice(e, "serving the runs of %s at http://%s/ (token required: open http://%s/?token=TOKEN once)", eng.Ledger().Path(), l.Addr(), l.Addr())
+	} else {
+		notice(e, "serving the runs of %s at http://%s/", eng.Ledger().Path(), l.Addr())
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, l) }()
+	code := exitCompleted
+	for waiting := true; waiting; {
+		select {
+		case err := <-served:
+			waiting = false
+			if err != nil && !errors.Is(err, http.ErrServerClosed) && code == exitCompleted {
+				notice(e, "the page's server stopped: %v", err)
+				code = exitFailed
+			}
+		case sig := <-e.signals:
+			if code == exitInterrupted {
+				notice(e, "second %s: exiting without waiting for the runs", signalName(sig))
+				return exitInterrupted
+			}
+			code = exitInterrupted
+			cancel()
+		}
+	}
+	if err := closeEngine(eng); err != nil {
+		notice(e, "%v", err)
+	}
+	return code
+}
