@@ -327,12 +327,14 @@ func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config, iso Is
 	if st != nil {
 		res.Warnings = append(res.Warnings, st.finish(res)...)
 	}
-	r.settle(res)
-	r.cancel(nil)
-
+	// No longer live before Wait returns: a caller that retries or resumes
+	// the run the moment it ended must not be told it is still running.
 	e.mu.Lock()
 	delete(e.runs, r.id)
 	e.mu.Unlock()
+	r.settle(res)
+	r.cancel(nil)
+
 	select {
 	case <-out.Drained: // the usual case: no provider is still running
 		e.drain.Done()

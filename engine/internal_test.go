@@ -86,3 +86,26 @@ func TestEngine_ARunIsCompleteWhenCloseCanSeeIt(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestEngine_ARunIsNoLongerLiveWhenWaitReturns(t *testing.T) {
+	// A caller may retry or resume a run the moment Wait returns; it must
+	// not be told the run is still running.
+	e, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	for i := 0; i < 1000; i++ {
+		run, err := e.Start(context.Background(), WorkflowStartRequest{Parent: "p",
+			Script: "export const meta = {name:'n', description:'d'}\nreturn 1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.Wait()
+		for _, r := range e.liveRuns() {
+			if r.id == run.ID() {
+				t.Fatalf("iteration %d: a settled run is still live", i)
+			}
+		}
+	}
+}
