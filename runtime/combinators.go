@@ -51,7 +51,7 @@ var combinatorsProgram = sync.OnceValue(func() *goja.Program {
 // installCombinators defines parallel and pipeline. Their JavaScript halves
 // are built on the first call of either, so a script that uses neither
 // (most do not) does not pay for them. Loop goroutine.
-func (r *run) installCombinators() error {
+func (r *run) installCombinators(set func(string, any) error) error {
 	delegate := func(pick func(jsHelpers) goja.Value) func(goja.FunctionCall) goja.Value {
 		return func(call goja.FunctionCall) goja.Value {
 			if r.helpers.parallel == nil {
@@ -67,14 +67,15 @@ func (r *run) installCombinators() error {
 			return v
 		}
 	}
-	if err := r.vm.GlobalObject().Set("parallel", delegate(func(h jsHelpers) goja.Value { return h.parallel })); err != nil {
+	if err := set("parallel", delegate(func(h jsHelpers) goja.Value { return h.parallel })); err != nil {
 		return err
 	}
-	return r.vm.GlobalObject().Set("pipeline", delegate(func(h jsHelpers) goja.Value { return h.pipeline }))
+	return set("pipeline", delegate(func(h jsHelpers) goja.Value { return h.pipeline }))
 }
 
 // buildCombinators runs the combinators program in this VM.
 func (r *run) buildCombinators() error {
+	r.capturePromise()
 	v, err := r.vm.RunProgram(combinatorsProgram())
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/wfrun/wfrun/internal/wferr"
+	"github.com/wfrun/wfrun/sandbox"
 )
 
 // maxLogBytes caps one log message; longer ones are cut with a note.
@@ -30,33 +31,76 @@ type jsHelpers struct {
 	pipeline goja.Value
 }
 
-// install puts the host globals into the VM. Loop goroutine.
-func (r *run) install() error {
+// install puts into the VM the host globals s can reach (Script.Mentions):
+// a host function is a goja function object of about 1.4 KB, and a run
+// suspended on its children holds every one it was given, so a script that
+// never names budget or console does not pay for them. It runs for the
+// run's script and again for each nested workflow before its code runs,
+// adding what that one names. Loop goroutine.
+func (r *run) install(s *sandbox.Script) error {
 	vm := r.vm
-	set := func(name string, v any) error { return vm.GlobalObject().Set(name, v) }
-
-	r.promise = vm.GlobalObject().Get("Promise")
+	set := func(name string, v any) error {
+		if r.installed[name] || !s.Mentions(name) {
+			return nil
+		}
+		if r.installed == nil {
+			r.installed = make(map[string]bool, 8)
+		}
+		r.installed[name] = true
+		return vm.GlobalObject().Set(name, v)
+	}
+	if s.Mentions("Promise") {
+		r.capturePromise() // before the script can replace it
+	}
 	if err := set("agent", r.agentFunc); err != nil {
 		return err
 	}
-	if err := r.installCombinators(); err != nil {
+	if err := r.installCombinators(set); err != nil {
 		return err
 	}
 	if err := set("phase", r.phaseFunc); err != nil {
 		return err
 	}
-	logFn := vm.ToValue(r.logFunc)
-	if err := set("log", logFn); err != nil {
-		return err
+	if s.Mentions("log") || s.Mentions("console") {
+		if r.logFn == nil {
+			r.logFn = vm.ToValue(r.logFunc)
+		}
+		if err := set("log", r.logFn); err != nil {
+			return err
+		}
+		if s.Mentions("console") && !r.installed["console"] {
+			console := vm.NewObject()
+			for _, name := range []string{"log", "info", "warn", "error", "debug"} {
+				_ = console.Set(name, r.logFn)
+			}
+			if err := set("console", console); err != nil {
+				return err
+			}
+		}
 	}
-	console := vm.NewObject()
-	for _, name := range []string{"log", "info", "warn", "error", "debug"} {
-		_ = console.Set(name, logFn)
+	if s.Mentions("budget") && !r.installed["budget"] {
+		return set("budget", r.budgetObject())
 	}
-	if err := set("console", console); err != nil {
-		return err
+	return nil
+}
+
+// capturePromise keeps goja's Promise for parallel and pipeline, so that a
+// script that replaces the global cannot change how they settle. It is
+// captured before any script that names Promise runs, or when the
+// combinators are first built (no script could have replaced it then).
+func (r *run) capturePromise() {
+	if r.promise == nil {
+		r.promise = r.vm.GlobalObject().Get("Promise")
 	}
-	return set("budget", r.budgetObject())
+}
+
+// workflowArg is the workflow function a script at depth gets as its
+// parameter, or undefined for a script that never names it.
+func (r *run) workflowArg(s *sandbox.Script, depth int) goja.Value {
+	if !s.Mentions("workflow") {
+		return goja.Undefined()
+	}
+	return r.vm.ToValue(r.workflowFunc(depth))
 }
 
 // phaseFunc implements phase(title).
@@ -172,6 +216,9 @@ func (r *run) workflowFunc(depth int) func(goja.FunctionCall) goja.Value {
 			}
 			return r.fatalf(wferr.InvalidArgument, "workflow(%q): %v", name.String(), err)
 		}
+		if err := r.install(s); err != nil {
+			panic(err)
+		}
 		fn, err := r.rt.Load(s)
 		if err != nil {
 			r.fail(asError(r.rt.Error(err)))
@@ -188,7 +235,7 @@ func (r *run) workflowFunc(depth int) func(goja.FunctionCall) goja.Value {
 				return r.fatalf(wferr.InvalidArgument, "workflow(%q) args must be JSON data: %v", name.String(), err)
 			}
 		}
-		v, err := fn(goja.Undefined(), args, r.vm.ToValue(r.workflowFunc(depth+1)))
+		v, err := fn(goja.Undefined(), args, r.workflowArg(s, depth+1))
 		if err != nil {
 			panic(err) // an interrupt or stack overflow: let it unwind the VM
 		}

@@ -132,7 +132,10 @@ type run struct {
 	logs, logVolume, logsDropped int
 	schemas                      map[string]*schema.Schema // loop: compiled schemas by raw text
 	helpers                      jsHelpers                 // loop: built on first use
-	promise                      goja.Value                // loop: the original Promise constructor
+	promise                      goja.Value                // loop: the original Promise constructor (capturePromise)
+	// loop: the host globals installed so far (install), and log's function
+	installed map[string]bool
+	logFn     goja.Value
 
 	pending sync.WaitGroup // children not yet ended (logically)
 
@@ -333,7 +336,7 @@ func bugError(p any) *wferr.Error {
 
 // start installs the globals, loads the script and calls its body.
 func (r *run) start() error {
-	if err := r.install(); err != nil {
+	if err := r.install(r.cfg.Script); err != nil {
 		return err
 	}
 	fn, err := r.rt.Load(r.cfg.Script)
@@ -346,7 +349,7 @@ func (r *run) start() error {
 			return wferr.Wrap(wferr.InvalidRequest, err, "args is not valid JSON: %v", err)
 		}
 	}
-	v, err := fn(goja.Undefined(), argsVal, r.vm.ToValue(r.workflowFunc(0)))
+	v, err := fn(goja.Undefined(), argsVal, r.workflowArg(r.cfg.Script, 0))
 	if err != nil {
 		return err
 	}

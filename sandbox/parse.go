@@ -45,7 +45,7 @@ type Script struct {
 
 	agentCalls    []AgentCall     // agent() calls with literal options (see AgentCalls)
 	agentShadowed bool            // the script binds the name agent itself
-	refs          map[string]bool // gated globals and regexpRefs the script names
+	refs          map[string]bool // every name the script writes as an identifier or property name
 	stringReach   bool            // the script can reach String.prototype's sized methods (memory.go)
 	arrayReach    bool            // the script can hand an array method a huge length (memory.go)
 	regexps       bool            // the script can make a regexp (see regexp.go)
@@ -103,6 +103,16 @@ func Parse(name, src string) (*Script, error) {
 // belongs to the Script: read it, never change it.
 func (s *Script) MetaLiteral() ast.Expression {
 	return s.meta
+}
+
+// Mentions reports whether the script can reach the global name: it writes
+// the name (as an identifier or a property name), or it names globalThis or
+// uses this, which reach every global. Without eval or the Function
+// constructors (both disabled) a script reaches a global no other way, so a
+// host that installs only the globals a script mentions changes nothing the
+// script can see.
+func (s *Script) Mentions(name string) bool {
+	return s.refs[name] || s.refs["globalThis"] || s.refs["this"]
 }
 
 // Position maps a position in the Script's syntax trees (MetaLiteral,

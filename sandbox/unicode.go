@@ -109,7 +109,7 @@ type walker struct {
 	regexp     func(*ast.RegExpLiteral) bool // called for every regexp literal; false stops the walk
 	generators bool                          // a generator function was seen
 	regexps    bool                          // a regexp literal was seen
-	refs       map[string]bool               // gated and regexpRefs names seen as identifiers; "this" for a this expression
+	refs       map[string]bool               // every name seen as an identifier (or property name); "this" for a this expression
 
 	call          func(*ast.CallExpression) // called for every call expression, if set
 	agentShadowed bool                      // the script binds the name agent itself
@@ -182,9 +182,7 @@ func (w *walker) walk(v reflect.Value) bool {
 		}
 	case reflect.Struct:
 		if v.Type() == identifierType {
-			if name := string(v.Field(0).String()); gated[name] || regexpRefs[name] {
-				w.refs[name] = true
-			}
+			w.refs[v.Field(0).String()] = true // every name: see Script.Mentions
 			return true
 		}
 		for i := 0; i < v.NumField(); i++ {
