@@ -465,6 +465,20 @@ func (l *Ledger) EndSubagent(id string, status SubagentStatus, reason string) er
 	})
 }
 
+// SetSubagentWorktree records the worktree a sub-agent left when it ended
+// (nil: none, it was removed).
+func (l *Ledger) SetSubagentWorktree(id string, wt *agentapi.Worktree) error {
+	var path, branch string
+	if wt != nil {
+		path, branch = wt.Path, wt.Branch
+	}
+	return l.tx(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE subagents SET worktree_path = ?, worktree_branch = ?, updated_ms = ? WHERE id = ?`,
+			path, branch, ms(l.now()), id)
+		return err
+	})
+}
+
 const subagentColumns = `id, seq, owner, parent, depth, status, provider, label, persona, model, request, turns, last_turn,
 	last_status, last_report, last_error, input_tokens, output_tokens, cost_usd, worktree_path, worktree_branch, dir,
 	created_ms, updated_ms, ended_ms, holder, lease_ms, pid, host`
@@ -568,6 +582,18 @@ func (l *Ledger) GetTurn(id string, n int) (Turn, error) {
 		return t, fmt.Errorf("sub-agent %s has no turn %d", id, n)
 	}
 	return t, err
+}
+
+// History returns a sub-agent's saved history (the provider's snapshot)
+// and the last turn it holds; nil and 0 before any turn has ended.
+func (l *Ledger) History(id string) (json.RawMessage, int, error) {
+	var data []byte
+	var turn int
+	err := l.db.QueryRow(`SELECT data, turn FROM subagent_history WHERE subagent_id = ?`, id).Scan(&data, &turn)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, nil
+	}
+	return data, turn, err
 }
 
 // Queued counts a sub-agent's messages not taken up yet.

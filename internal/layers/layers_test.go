@@ -30,10 +30,11 @@ var rules = []struct {
 	{"engine/journal", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "run folders and journals know no engine or ledger"},
 	{"engine/ledger", []string{"agentapi", "internal/wferr"}, "the ledger stores; it knows no engine, runtime or journal"},
 	{"engine/ralph", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the Ralph loop is a workflow on the engine"},
-	{"engine/tool", []string{"engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the tools sit on the engine"},
-	{"engine/mcpserver", []string{"engine/tool", "engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the MCP server sits on the tools"},
+	{"engine/subagent", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "continuable sub-agents sit on the engine's providers and ledger"},
+	{"engine/tool", []string{"engine/subagent", "engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the tools sit on the engine"},
+	{"engine/mcpserver", []string{"engine/tool", "engine/subagent", "engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the MCP server sits on the tools"},
 	{"engine/trace", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "traces sit on the engine, beside its tools"},
-	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine/ralph", "engine/trace", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
+	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine/subagent", "engine/ralph", "engine/trace", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
 	{"internal/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 	{"internal/bench", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
 	{"internal/enginetest", []string{"engine", "engine/journal", "engine/ledger", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
@@ -133,7 +134,7 @@ func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 	for _, c := range []struct{ pkg, dep string }{
 		{"sandbox", "runtime"}, {"agentapi/openai", "engine"}, {"agentapi", "meta"}, {"runtime", "engine"},
 		{"meta", "sandbox"}, {"engine", "engine/tool"}, {"engine/ledger", "engine"}, {"engine/journal", "engine/ledger"}, {"engine", "engine/ralph"}, {"engine/tool", "engine/mcpserver"}, {"sandbox", "agentapi/schema"},
-		{"engine", "engine/trace"}, {"engine/trace", "engine/tool"},
+		{"engine", "engine/trace"}, {"engine/trace", "engine/tool"}, {"engine/subagent", "engine/tool"}, {"engine", "engine/subagent"},
 		{"newpkg", "runtime"},
 	} {
 		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 1 {
