@@ -23,11 +23,11 @@ type child struct {
 	conv agentapi.Conversation
 
 	mu      sync.Mutex
-	working bool          // a worker goroutine is running
-	pending bool          // a message was accepted while the worker was looking for one
-	ended   bool          // the child's life is over (or it is unloaded): no worker may start
-	closed  bool          // its conversation has been closed
-	turn    int           // the running turn, 0 when none
+	working bool // a worker goroutine is running
+	pending bool // a message was accepted while the worker was looking for one
+	ended   bool // the child's life is over (or it is unloaded): no worker may start
+	closed  bool // its conversation has been closed
+	turn    int  // the running turn, 0 when none
 	stop    context.CancelCauseFunc
 	done    chan struct{} // closed when the current worker exits
 	changed chan struct{} // closed and replaced whenever a turn starts or ends

@@ -72,11 +72,11 @@ type Caller struct {
 
 // Report is what a watcher learns when a turn ends.
 type Report struct {
-	Owner   string `json:"owner"`
-	Parent  string `json:"parent,omitempty"` // "" when the owner is the parent
-	ChildID string `json:"childId"`
-	Depth   int    `json:"depth"`
-	Turn    int    `json:"turn"`
+	Owner   string     `json:"owner"`
+	Parent  string     `json:"parent,omitempty"` // "" when the owner is the parent
+	ChildID string     `json:"childId"`
+	Depth   int        `json:"depth"`
+	Turn    int        `json:"turn"`
 	Status  TurnStatus `json:"status"`
 	// Report is the turn's answer (a schema call's JSON), cut at
 	// ledger.ReportRunes; Error says why a turn did not complete.

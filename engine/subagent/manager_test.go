@@ -432,7 +432,7 @@ func TestASchemaTurnAnswersJSONAndABadSchemaIsRefused(t *testing.T) {
 // cannot hold its children to a depth limit; breaking fails every turn.
 type oneShot struct{ name string }
 
-func (p oneShot) Name() string                       { return p.name }
+func (p oneShot) Name() string                        { return p.name }
 func (p oneShot) Capabilities() agentapi.Capabilities { return agentapi.Capabilities{} }
 func (p oneShot) Run(context.Context, agentapi.Request) (agentapi.Result, error) {
 	return agentapi.Result{Status: agentapi.StatusCompleted}, nil
@@ -456,8 +456,8 @@ type brokenConversation struct{}
 func (brokenConversation) Turn(context.Context, string) (agentapi.Result, error) {
 	return agentapi.Result{}, errors.New("the endpoint refused the credentials")
 }
-func (brokenConversation) Snapshot() (json.RawMessage, error)                   { return json.RawMessage(`{}`), nil }
-func (brokenConversation) Close(context.Context, bool) *agentapi.Worktree      { return nil }
+func (brokenConversation) Snapshot() (json.RawMessage, error)             { return json.RawMessage(`{}`), nil }
+func (brokenConversation) Close(context.Context, bool) *agentapi.Worktree { return nil }
 
 func TestProvidersThatCannotKeepAChildAreRefusedAndABrokenOneFailsIt(t *testing.T) {
 	h := newHost(t, t.TempDir(), subagent.Options{}, oneShot{"once"}, forgetful{oneShot{"forgetful"}}, breaking{oneShot{"breaking"}})
