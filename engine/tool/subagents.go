@@ -129,6 +129,16 @@ func (st subagentTools) defs() []*Tool {
 	}
 }
 
+// SubagentDefinitions returns the definitions of the sub-agent tools,
+// which do not depend on a manager or an owner (for `wfrun tool`).
+func SubagentDefinitions() []Definition {
+	var defs []Definition
+	for _, t := range (subagentTools{}).defs() {
+		defs = append(defs, t.def)
+	}
+	return defs
+}
+
 // ChildTools returns the sub-agent tools bound to caller, a child that
 // may start children of its own: what subagent.Options.ChildTools wants.
 //
