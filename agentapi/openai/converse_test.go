@@ -214,3 +214,37 @@ func TestAnIsolatedContinuedChildKeepsItsWorktreeAcrossAResume(t *testing.T) {
 		t.Fatalf("resuming into a removed worktree: %v", err)
 	}
 }
+
+// FuzzConverseHistory feeds arbitrary bytes to Converse as a saved
+// history: it resumes the conversation or refuses it with an error, and a
+// history it takes comes back the same from Snapshot.
+func FuzzConverseHistory(f *testing.F) {
+	for _, seed := range []string{
+		`{"v":1,"messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}]}`,
+		`{"v":1,"messages":[{"role":"system","content":"s"}],"toolMode":true,"callNo":3,"toolResultSizes":{"c1":10}}`,
+		`{"v":1,"messages":[{"role":"system","content":"s"}],"worktree":{"path":"/x","branch":"b","base":"c"}}`,
+		`{"v":2}`, `null`, `[]`, `{"v":1,"messages":[{"role":"system","content":1}]}`, "\x00",
+	} {
+		f.Add(seed)
+	}
+	p, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", Model: "gpt-4o-mini"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, history string) {
+		c, err := p.Converse(context.Background(), agentapi.ConversationRequest{Request: agentapi.Request{AgentID: "sa_f"}, History: json.RawMessage(history)})
+		if err != nil {
+			return
+		}
+		defer c.Close(context.Background(), true)
+		again, err := c.Snapshot()
+		if err != nil {
+			t.Fatalf("history %q resumed but does not save: %v", history, err)
+		}
+		c2, err := p.Converse(context.Background(), agentapi.ConversationRequest{Request: agentapi.Request{AgentID: "sa_f"}, History: again})
+		if err != nil {
+			t.Fatalf("a saved history %s does not resume: %v", again, err)
+		}
+		c2.Close(context.Background(), true)
+	})
+}
