@@ -205,8 +205,11 @@ func (st subagentTools) interrupt(_ context.Context, input json.RawMessage) Resu
 		return Result{Text: fmt.Sprintf("%s had no turn running; nothing was interrupted.", in.ChildID), Structured: out}
 	}
 	text := fmt.Sprintf("Interrupted turn %d of %s: it ends cancelled, and the sub-agent goes on.", n, in.ChildID)
-	if e.Queued > 0 {
-		text += fmt.Sprintf(" Its %s queued run next.", plural(e.Queued, "message", "messages"))
+	switch {
+	case e.Queued == 1:
+		text += " The message queued behind it runs next."
+	case e.Queued > 1:
+		text += fmt.Sprintf(" The %d messages queued behind it run next.", e.Queued)
 	}
 	return Result{Text: text, Structured: out}
 }
