@@ -106,9 +106,10 @@ type Manager struct {
 	nextW    int
 	closed   bool
 
-	workers sync.WaitGroup // the children's workers
-	beat    sync.WaitGroup // the heartbeat
-	stop    chan struct{}  // ends the heartbeat
+	workers  sync.WaitGroup // the children's workers
+	beat     sync.WaitGroup // the heartbeat
+	stop     chan struct{}  // ends the heartbeat
+	shutdown sync.Once      // Close's unloading, once the workers have stopped
 }
 
 // errClosing is the cause of the turns Close cancels.
@@ -211,13 +212,11 @@ func (m *Manager) report(r Report) {
 // Close cancels the running turns (they end cancelled), waits until every
 // worker has recorded its turn, saves and unloads every loaded child — they
 // are ready for the next process — and stops the heartbeat. It returns
-// ctx's error if ctx ends first. Every call after Close fails.
+// ctx's error if ctx ends first; the workers then go on ending, and Close
+// may be called again to wait for them. Every other call after Close
+// fails.
 func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return nil
-	}
 	m.closed = true
 	m.mu.Unlock()
 	m.cancel(errClosing)
@@ -231,18 +230,20 @@ func (m *Manager) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	m.mu.Lock()
-	loaded := make([]*child, 0, len(m.children))
-	for _, c := range m.children {
-		loaded = append(loaded, c)
-	}
-	m.children = map[string]*child{}
-	m.mu.Unlock()
-	for _, c := range loaded {
-		c.unload(m)
-	}
-	close(m.stop)
-	m.beat.Wait()
+	m.shutdown.Do(func() {
+		m.mu.Lock()
+		loaded := make([]*child, 0, len(m.children))
+		for _, c := range m.children {
+			loaded = append(loaded, c)
+		}
+		m.children = map[string]*child{}
+		m.mu.Unlock()
+		for _, c := range loaded {
+			c.unload(m)
+		}
+		close(m.stop)
+		m.beat.Wait()
+	})
 	return nil
 }
 

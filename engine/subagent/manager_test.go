@@ -505,3 +505,25 @@ func TestAManagerNeedsAnEngineThatKeepsRuns(t *testing.T) {
 	_, err = subagent.New(eng, subagent.Options{})
 	wantCode(t, err, wferr.InvalidRequest, "RunsDir")
 }
+
+func TestAChildLoadedByAnotherLiveProcessIsNotTakenFromIt(t *testing.T) {
+	dir := t.TempDir()
+	first := newHost(t, dir, subagent.Options{})
+	e := start(t, first, me, "research A")
+	result(t, first, me, e.ChildID, 0)
+	second := newHost(t, dir, subagent.Options{}) // another server on the same ledger
+	_, err := second.m.Send(t.Context(), me, e.ChildID, "mine now")
+	wantCode(t, err, wferr.InvalidRequest, "is loaded by another wfrun process")
+	if list, _ := second.m.List(me, subagent.ScopeChildren); len(list) != 1 || list[0].Status != ledger.SubagentIdle {
+		t.Fatalf("the other server's list: %+v", list)
+	}
+	first.close(t) // the first server lets its children go
+	send(t, second, me, e.ChildID, "mine now")
+	if r := result(t, second, me, e.ChildID, 2); r.Text != "mine now" {
+		t.Fatalf("the handed-over turn: %+v", r)
+	}
+	want := []string{"user:research A", "assistant:research A", "user:mine now", "assistant:mine now"}
+	if got := history(t, second, e.ChildID); !slices.Equal(got, want) {
+		t.Fatalf("history %q", got)
+	}
+}
