@@ -16,6 +16,11 @@
 //   - An error returned by Run means the provider itself is broken or
 //     misconfigured (no API key, a bug). The run fails with AGENT_START.
 //
+// A provider whose children can be continued across turns — a child that
+// is a conversation the host keeps, saves between turns and resumes in
+// another process — also implements Conversational (conversation.go);
+// the one-shot Run is unchanged by it.
+//
 // Providers must honour ctx: when it is cancelled or its deadline passes they
 // should return promptly (the run waits only a short grace for them, then
 // drops the late result). A Provider is used by many goroutines at once.

@@ -201,6 +201,10 @@ func (e *Engine) Providers() []string { return e.providers.Names() }
 // Provider returns the provider registered under name.
 func (e *Engine) Provider(name string) (agentapi.Provider, bool) { return e.providers.Lookup(name) }
 
+// DefaultProvider returns the name of the provider a request that names
+// none runs on.
+func (e *Engine) DefaultProvider() string { return e.cfg.DefaultProvider }
+
 // newRunID returns "wf_" and 16 random hex digits.
 func newRunID() string {
 	var b [8]byte

@@ -27,6 +27,10 @@
 // a bound), the compiled schema and, once a call needs it, its minimal
 // value.
 //
+// The Provider is also agentapi.Conversational (converse.go): each turn
+// of a continued child is answered as Run answers that turn's message,
+// and the history of messages and answers is its snapshot.
+//
 // Run returns an error only when the provider is misconfigured (Options held
 // a rule ParseRules would refuse) or the request breaks the agentapi contract
 // (a schema that does not compile, which the run side checks beforehand);

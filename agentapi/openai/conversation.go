@@ -30,6 +30,7 @@ type conversation struct {
 	msgs    []goopenai.ChatCompletionMessage
 	tools   []goopenai.Tool             // the tools this child may call
 	allowed map[string]agentapi.Toolbox // their names, and the toolbox each comes from
+	extra   agentapi.Toolbox            // the host's tools for a continued child, or nil
 
 	sch      *schema.Schema // nil for a text call
 	toolMode bool           // the schema is answered through final_answer
@@ -42,21 +43,36 @@ type conversation struct {
 	ws       *workspace.Workspace
 	worktree *workspace.Worktree
 	builtin  *tools.Set
+	reopen   *worktreeState // a resumed child's worktree, to open again
 
 	usage  agentapi.Usage
 	tr     *transcript
 	callNo int // numbers tool calls that came without an id
+
+	baseNotes []string // a continued child's notes from its setup, which every turn starts with
 }
 
-// newConversation sets up one child. On success the caller must end it
-// with leaveWorkplace; on an error nothing is left behind.
-func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (_ *conversation, err error) {
+// setup is what a continued conversation adds to a child's request (see
+// converse.go); the zero value is a one-shot child's.
+type setup struct {
+	extra agentapi.Toolbox // the host's tools for this child alone
+	dir   string           // the child's own folder: its transcript
+	snap  *snapshot        // the state to resume, nil for a new conversation
+}
+
+// newConversation sets up one child, with its system prompt as the only
+// message (or, resuming, the saved history). On success the caller must
+// end it with leaveWorkplace; on an error nothing is left behind.
+func (p *Provider) newConversation(ctx context.Context, req agentapi.Request, su setup) (_ *conversation, err error) {
 	set, err := p.settle(req)
 	if err != nil {
 		return nil, err
 	}
-	c := &conversation{p: p, req: req, settings: set, allowed: map[string]agentapi.Toolbox{}}
+	c := &conversation{p: p, req: req, settings: set, allowed: map[string]agentapi.Toolbox{}, extra: su.extra}
 	c.ctxw.window = set.window
+	if su.snap != nil {
+		c.reopen = su.snap.Worktree
+	}
 	if err := c.enterWorkplace(ctx); err != nil {
 		return nil, err
 	}
@@ -76,7 +92,12 @@ func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (_
 	if err := c.pickTools(ctx); err != nil {
 		return nil, err
 	}
-	tr, err := openTranscript(p.cfg.TranscriptDir, req.AgentID)
+	var tr *transcript
+	if su.dir != "" {
+		tr, err = appendTranscript(su.dir)
+	} else {
+		tr, err = openTranscript(p.cfg.TranscriptDir, req.AgentID)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +110,12 @@ func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (_
 	if c.persona != nil {
 		start.Persona, start.Source = c.persona.Name, c.persona.Source
 	}
+	if su.snap != nil {
+		start.Type = "resume"
+		c.restore(su.snap)
+		tr.write(start)
+		return c, nil
+	}
 	tr.write(start)
 
 	var schemaText []byte
@@ -96,7 +123,6 @@ func (p *Provider) newConversation(ctx context.Context, req agentapi.Request) (_
 		schemaText = c.sch.Raw()
 	}
 	c.add(goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleSystem, Content: c.systemPrompt(schemaText)})
-	c.add(goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: req.Prompt})
 	return c, nil
 }
 

@@ -104,11 +104,27 @@
 // DIR/AGENTID.jsonl: the messages, tool calls, tool results, per-turn usage
 // and the outcome, one JSON object per line.
 //
+// # Continued children
+//
+// The Provider is also agentapi.Conversational (converse.go): Converse
+// sets up a child whose conversation outlives one answer, and each Turn
+// adds the parent's next message and runs the loop above until the next
+// answer, with its own turn limit, schema retries and usage. A turn that
+// is cancelled leaves what it added in the history. Snapshot saves the
+// messages and the loop's state as versioned JSON, and Converse with that
+// history resumes the child in another process, in the worktree it had.
+// A continued child gets the host's tools for it (its own sub-agent
+// tools) as one more tool source, narrowed like the others; its
+// transcript is transcript.jsonl in its own folder, appended to across
+// turns and processes. The capability depthLimit is true: a child has no
+// tools but those it is given, so it cannot start agents the host does
+// not count.
+//
 // # Not yet
 //
-// Isolation (worktrees) is a later step: Capabilities reports it false, so
-// the run refuses that option with UNSUPPORTED_OPTION. Responses are not
-// streamed.
+// Isolation needs Config.Workspace: without it Capabilities reports it
+// false, so the run refuses that option with UNSUPPORTED_OPTION. Responses
+// are not streamed.
 //
 // # Concurrency
 //

@@ -60,7 +60,10 @@ func New(cfg Config) (*Provider, error) {
 func (p *Provider) Name() string { return "openai" }
 
 // Capabilities returns what the provider honours: schema, tools, personas
-// (agentType), maxTurns, model and effort. Isolation is not supported.
+// (agentType), maxTurns, model and effort; isolation when it has a
+// workspace; and depthLimit, because a child has only the tools it is
+// given (built-in, MCP, and a continued child's sub-agent tools from the
+// host), so it cannot start agents the host does not count.
 func (p *Provider) Capabilities() agentapi.Capabilities {
 	return agentapi.Capabilities{
 		OutputSchema: true,
@@ -70,6 +73,7 @@ func (p *Provider) Capabilities() agentapi.Capabilities {
 		Isolation:    p.cfg.Workspace != nil,
 		Model:        true,
 		MaxTurns:     true,
+		DepthLimit:   true,
 	}
 }
 
@@ -87,7 +91,7 @@ func (p *Provider) Models() *modelmap.Map { return p.cfg.Models }
 // transcript cannot be written) or the request names a persona that does
 // not exist (UNSUPPORTED_OPTION); every other outcome is a Result.
 func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
-	c, err := p.newConversation(ctx, req)
+	c, err := p.newConversation(ctx, req, setup{})
 	if err != nil {
 		if ctx.Err() != nil {
 			s, _ := p.settle(req)
@@ -95,6 +99,7 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 		}
 		return agentapi.Result{}, err
 	}
+	c.add(goopenai.ChatCompletionMessage{Role: goopenai.ChatMessageRoleUser, Content: req.Prompt})
 	res, err := c.run(ctx)
 	res.Worktree = c.leaveWorkplace(context.WithoutCancel(ctx))
 	c.finish(res, err)

@@ -22,11 +22,15 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // toolSources are the toolboxes a child's tools come from, in order: a
 // tool name the first has hides the same name in later ones. The child's
-// built-in tools come first, then Config.Toolbox (MCP servers).
+// built-in tools come first, then the host's tools for a continued child
+// (ConversationRequest.Tools), then Config.Toolbox (MCP servers).
 func (c *conversation) toolSources() []agentapi.Toolbox {
 	var boxes []agentapi.Toolbox
 	if c.builtin != nil {
 		boxes = append(boxes, c.builtin)
+	}
+	if c.extra != nil {
+		boxes = append(boxes, c.extra)
 	}
 	if c.p.cfg.Toolbox != nil {
 		boxes = append(boxes, c.p.cfg.Toolbox)

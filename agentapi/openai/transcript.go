@@ -19,12 +19,14 @@ import (
 // writes to it. A nil *transcript writes nothing.
 //
 // Records, by "type": "start" (runId, agentId, model, tools, persona and
-// its source file, contextWindow), "message" (a system, user or assistant
+// its source file, contextWindow; "resume" for a continued child taken up
+// again from its saved history), "message" (a system, user or assistant
 // message; an assistant message carries its tool calls), "tool_result"
 // (toolCallId, name, content, isError), "elided" (toolCallId, name, bytes:
 // a tool result replaced by a stub, or cut, to fit the context window;
 // content is what the model sees now), "usage" (one turn's tokens), "end"
-// (status, failure, error, note, usage).
+// (status, failure, error, note, usage; a continued child writes one at
+// the end of each of its turns).
 type transcript struct {
 	f   *os.File
 	enc *json.Encoder
@@ -65,6 +67,25 @@ func openTranscript(dir, agentID string) (*transcript, error) {
 	}
 	path := filepath.Join(dir, fileName(agentID)+".jsonl")
 	f, err := os.Create(path)
+	if err != nil {
+		return nil, wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot write the transcript %s (%v): choose a writable folder", path, err)
+	}
+	return &transcript{f: f, enc: json.NewEncoder(f)}, nil
+}
+
+// TranscriptFile is the name of a continued child's transcript in its own
+// folder (ConversationRequest.Dir).
+const TranscriptFile = "transcript.jsonl"
+
+// appendTranscript opens DIR/transcript.jsonl for appending, creating it
+// (and DIR) if needed: a continued child's transcript grows across turns
+// and across processes.
+func appendTranscript(dir string) (*transcript, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot create the child's folder %s (%v): choose a writable folder", dir, err)
+	}
+	path := filepath.Join(dir, TranscriptFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot write the transcript %s (%v): choose a writable folder", path, err)
 	}
@@ -116,10 +137,23 @@ func (t *transcript) close(res agentapi.Result, err error) {
 	if t == nil {
 		return
 	}
+	t.end(res, err)
+	t.closeFile()
+}
+
+// end writes an end record: the child's, or one turn's of a continued
+// child.
+func (t *transcript) end(res agentapi.Result, err error) {
 	end := record{Type: "end", Status: res.Status, Failure: res.Failure, Error: res.Error, Note: res.Note, Usage: &res.Usage}
 	if err != nil {
 		end.Error = fmt.Sprintf("provider error: %v", err)
 	}
 	t.write(end)
-	_ = t.f.Close()
+}
+
+// closeFile closes the file without a record.
+func (t *transcript) closeFile() {
+	if t != nil {
+		_ = t.f.Close()
+	}
 }

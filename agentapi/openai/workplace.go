@@ -36,9 +36,16 @@ func (c *conversation) enterWorkplace(ctx context.Context) error {
 		ws = ws.Narrow(workspace.ReadOnly)
 	}
 	if iso == IsolationWorktree {
-		wt, err := ws.AddWorktree(ctx, c.req.AgentID)
+		var wt *workspace.Worktree
+		var err error
+		if c.reopen != nil {
+			// A continued child goes on in the worktree it had.
+			wt, err = ws.OpenWorktree(ctx, c.req.AgentID, c.reopen.Base)
+		} else {
+			wt, err = ws.AddWorktree(ctx, c.req.AgentID)
+		}
 		if err != nil {
-			return err // AGENT_START with a sentence: not a repository, git failed
+			return err // AGENT_START with a sentence: not a repository, git failed, the worktree is gone
 		}
 		c.worktree, ws = wt, wt.Workspace()
 	}

@@ -43,7 +43,8 @@ type Kept struct {
 
 // Worktree is one child's own git worktree: a checkout of the workspace
 // repository's HEAD on a new branch, under WORKSPACE/.wfrun/worktrees/ID.
-// Create it with Workspace.AddWorktree and end it with Finish.
+// Create it with Workspace.AddWorktree (or take an existing one up again
+// with Workspace.OpenWorktree) and end it with Finish.
 type Worktree struct {
 	main   *Workspace // the workspace it was made from
 	ws     *Workspace // rooted in the worktree
@@ -67,8 +68,8 @@ type Worktree struct {
 // an AGENT_START error wrapping ErrNotRepository. Several children may
 // call AddWorktree at once.
 func (w *Workspace) AddWorktree(ctx context.Context, agentID string) (*Worktree, error) {
-	if !agentIDPattern.MatchString(agentID) || strings.HasSuffix(agentID, ".lock") || len(agentID) > 128 {
-		return nil, wferr.New(wferr.AgentStart, "the agent id %q cannot name a worktree: it must be letters, digits, '_', '-' and single dots, at most 128 characters", agentID)
+	if err := checkAgentID(agentID); err != nil {
+		return nil, err
 	}
 	top, err := git(ctx, w.root, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -118,6 +119,60 @@ func (w *Workspace) AddWorktree(ctx context.Context, agentID string) (*Worktree,
 	}
 	t.ws = ws
 	return t, nil
+}
+
+// OpenWorktree takes up again the worktree AddWorktree made for agentID,
+// for a child that goes on working in it: a continued sub-agent resumed by
+// a later process. base is the commit the worktree started from
+// (Worktree.Base), against which Finish tells a changed worktree from an
+// unchanged one. A worktree that is gone, or whose checkout is no longer
+// on its branch, is an AGENT_START error that says what to do.
+func (w *Workspace) OpenWorktree(ctx context.Context, agentID, base string) (*Worktree, error) {
+	if err := checkAgentID(agentID); err != nil {
+		return nil, err
+	}
+	top, err := git(ctx, w.root, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, wferr.Wrap(wferr.AgentStart, errors.Join(ErrNotRepository, err),
+			"the worktree of %s was made in a git repository, and the workspace %s is no longer in one: point --workspace at the repository it was started in", agentID, w.root)
+	}
+	if top, err = filepath.EvalSymlinks(top); err != nil {
+		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot resolve the repository folder: %v", err)
+	}
+	sub, err := filepath.Rel(top, w.root)
+	if err != nil || strings.HasPrefix(sub, "..") {
+		return nil, wferr.New(wferr.AgentStart, "the workspace %s is not inside its repository %s", w.root, top)
+	}
+	common, err := git(ctx, w.root, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot find the repository's git folder: %v", err)
+	}
+	path := filepath.Join(w.root, filepath.FromSlash(WorktreesDir), agentID)
+	branch := BranchPrefix + agentID
+	if _, err := os.Stat(path); err != nil {
+		return nil, wferr.Wrap(wferr.AgentStart, err,
+			"the worktree %s of %s is gone (%v); its committed work, if any, is on the branch %s: start a new sub-agent, or restore the worktree with `git worktree add %s %s`", path, agentID, err, branch, path, branch)
+	}
+	head, err := git(ctx, path, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil || head != branch {
+		return nil, wferr.New(wferr.AgentStart,
+			"the worktree %s is no longer on its branch %s (it is on %q): check the branch out there again with `git -C %s switch %s`", path, branch, head, path, branch)
+	}
+	t := &Worktree{main: w, path: path, branch: branch, base: base, common: common}
+	ws, err := t.workspace(ctx, common, sub)
+	if err != nil {
+		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot prepare the worktree %s: %v", path, err)
+	}
+	t.ws = ws
+	return t, nil
+}
+
+// checkAgentID refuses an agent id that cannot name a folder and a branch.
+func checkAgentID(agentID string) error {
+	if !agentIDPattern.MatchString(agentID) || strings.HasSuffix(agentID, ".lock") || len(agentID) > 128 {
+		return wferr.New(wferr.AgentStart, "the agent id %q cannot name a worktree: it must be letters, digits, '_', '-' and single dots, at most 128 characters", agentID)
+	}
+	return nil
 }
 
 // workspace builds the child's Workspace: rooted at the worktree's copy of

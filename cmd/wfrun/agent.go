@@ -20,13 +20,14 @@ const agentOwner = "agent"
 // prompt already says that the final message is the answer; this says
 // what the two tools are for.
 func parentPrompt(task string) string {
-	return `You are the parent agent of wfrun. You have two tools: workflow runs a JavaScript workflow you write, which hands tasks to sub-agents (its description is the manual), and agent hands one task to one sub-agent. Use the workflow tool for many similar tasks, independent opinions or stages that feed each other; use agent for a single delegated task; answer directly what needs no sub-agent. When the tools have given you what you need, reply with the final answer for the user.
+	return `You are the parent agent of wfrun. Your tools: workflow runs a JavaScript workflow you write, which hands tasks to sub-agents (its description is the manual); agent hands one task to one sub-agent and waits for its answer; the subagent_* tools start sub-agents that work in the background while you go on, take follow-ups and report each answer. Use the workflow tool for many similar tasks, independent opinions or stages that feed each other; use agent for a single delegated task; use subagent_start when you want to steer a worker as it goes; answer directly what needs no sub-agent. Collect the answers of the sub-agents you started (subagent_result) before you reply: they are closed when you do. When the tools have given you what you need, reply with the final answer for the user.
 
 Task: ` + task
 }
 
 // agentCommand is `wfrun agent "TASK" [flags]`: a parent loop on the
-// openai provider whose only tools are workflow and agent. stdout carries
+// openai provider whose only tools are workflow, agent and the sub-agent
+// tools. stdout carries
 // the parent's final answer; notices, the scripts (--print-script), the
 // progress line and `--events -` go to stderr.
 func agentCommand(args []string, e env) int {
@@ -66,6 +67,12 @@ func agentCommand(args []string, e env) int {
 		return exitFailed
 	}
 	defer closeProviders()
+	subs, err := newSubagents(eng)
+	if err != nil {
+		notice(e, "%v", err)
+		_ = closeEngine(eng)
+		return exitFailed
+	}
 
 	var prog *progress
 	if isTerminal(e.stderr) && (events == nil || !events.toStderr) {
@@ -80,7 +87,7 @@ func agentCommand(args []string, e env) int {
 		})
 	}
 	defer stopProgress()
-	opts := tool.Options{Owner: agentOwner, Personas: toolPersonas(in.personas)}
+	opts := tool.Options{Owner: agentOwner, Personas: toolPersonas(in.personas), Subagents: subs}
 	if prog != nil {
 		opts.OnEvent = prog.record
 	}
@@ -96,11 +103,12 @@ func agentCommand(args []string, e env) int {
 	}
 	tools := tool.New(eng, opts)
 
-	cfg.Toolbox = tools.Toolbox(tool.Workflow, tool.Agent)
+	cfg.Toolbox = tools.Toolbox(append([]tool.Name{tool.Workflow, tool.Agent}, tool.SubagentNames()...)...)
 	parent, err := openai.New(cfg)
 	if err != nil {
 		stopProgress()
 		notice(e, "wfrun agent needs the openai provider for the parent model: %v", err)
+		_ = closeSubagents(subs)
 		_ = closeEngine(eng)
 		return exitFailed
 	}
@@ -146,6 +154,12 @@ func agentCommand(args []string, e env) int {
 	}
 	if interrupted {
 		code = exitInterrupted
+	}
+	// The parent's conversation ends here, so its sub-agents have nobody
+	// left to steer them: they end with it.
+	tools.CloseSubagents(context.Background(), "the wfrun agent parent that started it finished")
+	if err := closeSubagents(subs); err != nil {
+		notice(e, "%v", err)
 	}
 	if err := closeEngine(eng); err != nil {
 		notice(e, "%v", err)

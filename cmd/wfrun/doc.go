@@ -6,7 +6,7 @@
 //	wfrun agents                   list the personas (agentType) and the files that failed to load
 //	wfrun tool                     print the tools' definitions for parent agents
 //	wfrun mcp [flags]              serve the tools over MCP (stdio, or --http)
-//	wfrun agent "TASK" [flags]     a parent model with the workflow and agent tools
+//	wfrun agent "TASK" [flags]     a parent model with the workflow, agent and sub-agent tools
 //	wfrun ralph "OBJECTIVE"        the Ralph loop (engine/ralph)
 //	wfrun resume|retry|continue RUNID, runs, show RUNID, stop RUNID, note RUNID TEXT
 //	                               durable runs: the runs folder and its ledger (docs/durability.md)

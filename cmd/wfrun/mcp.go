@@ -63,7 +63,13 @@ func mcpCommand(args []string, e env) int {
 		return exitFailed
 	}
 	defer closeProviders()
-	opts := mcpserver.Options{Version: version(), Personas: toolPersonas(in.personas)}
+	subs, err := newSubagents(eng)
+	if err != nil {
+		notice(e, "%v", err)
+		_ = closeEngine(eng)
+		return exitFailed
+	}
+	opts := mcpserver.Options{Version: version(), Personas: toolPersonas(in.personas), Subagents: subs}
 	if o.httpAddr == "" {
 		// One session per process: a fixed owner lets the next process
 		// (the client restarted the server) see and resume the runs.
@@ -78,6 +84,7 @@ func mcpCommand(args []string, e env) int {
 		l, err := net.Listen("tcp", o.httpAddr)
 		if err != nil {
 			notice(e, "--http %s: cannot listen: %v", o.httpAddr, err)
+			_ = closeSubagents(subs)
 			_ = closeEngine(eng)
 			return exitFailed
 		}
@@ -112,6 +119,9 @@ func mcpCommand(args []string, e env) int {
 			code = exitInterrupted
 			cancel()
 		}
+	}
+	if err := closeSubagents(subs); err != nil {
+		notice(e, "%v", err)
 	}
 	if err := closeEngine(eng); err != nil {
 		notice(e, "%v", err)

@@ -16,8 +16,11 @@ import (
 // over stdio and over streamable HTTP with a bearer token: it lists the
 // tools, calls workflow, gets a script error as isError naming the line,
 // receives progress notifications, aborts a call (and sees the run
-// cancelled in workflow_list), and starts, waits for and cancels a
-// background run.
+// cancelled in workflow_list), starts, waits for and cancels a background
+// run, and drives two continuable sub-agents: a follow-up sent during a
+// turn, an interrupt, a later send that wakes the interrupted one, the
+// list, the results, the reports as logging and resource-updated
+// notifications, the resource and a close.
 
 const mcpClientDir = "../../testdata/mcpclient"
 
@@ -38,9 +41,11 @@ func TestEndToEnd_MCPServerWithTheOfficialTypeScriptClient(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	// Slow agents wait to be cancelled; the voices take long enough for
-	// their progress notifications to arrive before the result.
+	// their progress notifications to arrive before the result; research
+	// turns take long enough for a follow-up to be sent during them, and
+	// lingering ones wait to be interrupted.
 	rules := filepath.Join(dir, "rules.json")
-	if err := os.WriteFile(rules, []byte(`{"rules":[{"match":"^slow","delayMs":30000},{"match":"voice$","delayMs":300}]}`), 0o644); err != nil {
+	if err := os.WriteFile(rules, []byte(`{"rules":[{"match":"^slow","delayMs":30000},{"match":"voice$","delayMs":300},{"match":"^research","delayMs":1500},{"match":"^linger","delayMs":30000}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

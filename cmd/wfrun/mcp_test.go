@@ -24,11 +24,12 @@ func TestTool_PrintsEveryToolsDefinition(t *testing.T) {
 	if err := json.Unmarshal([]byte(o.stdout), &defs); err != nil {
 		t.Fatalf("stdout is not a list of definitions (%v):\n%s", err, o.stdout)
 	}
-	if len(defs) != len(tool.Names()) {
+	names := append(tool.Names(), tool.SubagentNames()...)
+	if len(defs) != len(names) {
 		t.Fatalf("%d definitions", len(defs))
 	}
 	for i, d := range defs {
-		if d.Name != tool.Names()[i] || d.Description == "" || !json.Valid(d.InputSchema) {
+		if d.Name != names[i] || d.Description == "" || !json.Valid(d.InputSchema) {
 			t.Fatalf("definition %d: %+v", i, d)
 		}
 	}

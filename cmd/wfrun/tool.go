@@ -26,7 +26,9 @@ func toolCommand(args []string, e env) int {
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	defs := tool.New(eng, tool.Options{Personas: toolPersonas(set)}).Definitions()
+	// wfrun mcp serves the sub-agent tools too; their definitions need no
+	// ledger.
+	defs := append(tool.New(eng, tool.Options{Personas: toolPersonas(set)}).Definitions(), tool.SubagentDefinitions()...)
 	if err := closeEngine(eng); err != nil {
 		notice(e, "%v", err)
 	}

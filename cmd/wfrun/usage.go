@@ -17,10 +17,11 @@ Usage:
   wfrun agents [--agents-dir DIR]... [--workspace DIR] [--json]
                                   list the personas (agentType) found and the
                                   persona files that failed to load
-  wfrun tool                      print the workflow and agent tools' definitions as JSON
+  wfrun tool                      print the tools' definitions (workflow, agent, the
+                                  background and sub-agent tools) as JSON
   wfrun mcp [flags]               serve the tools to MCP clients (stdio, or --http)
   wfrun agent "TASK" [flags]      a parent model (openai provider) that does TASK with
-                                  the workflow and agent tools; prints its answer
+                                  the workflow, agent and sub-agent tools; prints its answer
   wfrun ralph "OBJECTIVE" [--max-rounds N] [flags]
                                   the Ralph loop: a fresh agent per round, each handing
                                   off to the next, until the objective is complete or

@@ -52,6 +52,16 @@ func Create(runsDir, runID string) (*Folder, error) {
 	return &Folder{dir: dir}, nil
 }
 
+// At returns the folder dir, creating it (private to the user) if needed:
+// a folder written the same way as a run's, for what is not a run (a
+// continuable sub-agent's). The caller decides that dir is a safe place.
+func At(dir string) (*Folder, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the folder %s: %w", dir, err)
+	}
+	return &Folder{dir: dir}, nil
+}
+
 // OpenFolder returns the existing folder of runID under runsDir. A run
 // without a folder is an error wrapping ErrNoFolder.
 func OpenFolder(runsDir, runID string) (*Folder, error) {

@@ -23,6 +23,14 @@
 // a verb out — cancelling a run, starting the retry — is the engine's
 // work: the ledger stores, it never runs anything.
 //
+// Continuable sub-agents (engine/subagent) keep their state here too
+// (subagents.go): one row per sub-agent with its lineage and usage, one
+// row per accepted message (its inbox, each message one turn), and the
+// provider's snapshot of its history, saved in the transaction that
+// records the turn that produced it. An accepted message is committed
+// with an fsync before Enqueue returns. A process that has a sub-agent
+// loaded holds it under a lease, as a run's process does.
+//
 // Place: engine → engine/ledger; it imports agentapi for Usage and nothing
 // else of wfrun's.
 package ledger

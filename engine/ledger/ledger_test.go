@@ -55,12 +55,12 @@ func TestOpen_AppliesTheMigrationsOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", "ledger.db")
 	l := open(t, path, nil)
 	v, err := l.SchemaVersion()
-	if err != nil || v != 1 {
+	if err != nil || v != 2 {
 		t.Fatalf("version %d, %v", v, err)
 	}
 	l.Close()
 	again := open(t, path, nil)
-	if v, _ := again.SchemaVersion(); v != 1 {
+	if v, _ := again.SchemaVersion(); v != 2 {
 		t.Fatalf("reopened at version %d", v)
 	}
 	db := openRaw(t, path)

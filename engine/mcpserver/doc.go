@@ -22,6 +22,15 @@
 // template; only the session that owns the run can read it), which the
 // truncation notice of a long value names.
 //
+// With Options.Subagents the server also serves the continuable
+// sub-agent tools (subagent_start, …), each child as the resource
+// wfrun://subagents/<childId> (readable and subscribable by its owner's
+// sessions only), and the report of every ended turn as a
+// resource-updated notification to its subscribers and a logging message
+// (logger wfrun.subagents) to the owner's sessions (subagents.go). A
+// session with an owner of its own closes its children when it ends; with
+// Options.Owner they stay, for the next session.
+//
 // Transports: stdio (Server.Run with mcp.StdioTransport, the default of
 // wfrun mcp), and streamable HTTP (Server.Handler, ServeHTTP). CheckBind
 // refuses to serve HTTP on anything but a loopback address without a

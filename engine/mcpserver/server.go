@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/engine/tool"
 )
 
@@ -37,6 +38,10 @@ type Options struct {
 	// Sessions sharing an owner see each other's runs; a session that ends
 	// still cancels only its own. "" gives each session an owner of its own.
 	Owner string
+	// Subagents, if set, adds the continuable sub-agent tools (see
+	// tool.Options.Subagents), the resources wfrun://subagents/<childId>,
+	// and the notifications of their reports (subagents.go).
+	Subagents *subagent.Manager
 }
 
 // Server is an MCP server of wfrun's tools for one engine. It is safe for
@@ -64,12 +69,17 @@ func New(eng *engine.Engine, opts Options) *Server {
 		opts.Version = "dev"
 	}
 	s := &Server{eng: eng, opts: opts, sessions: map[*mcp.ServerSession]*session{}}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "wfrun", Title: "wfrun workflows", Version: opts.Version}, &mcp.ServerOptions{
+	so := &mcp.ServerOptions{
 		Instructions: "wfrun runs JavaScript workflows that hand tasks to sub-agents. Use the workflow tool for many tasks " +
 			"or stages that feed each other (its description is the authoring manual), and the agent tool for one delegated task.",
 		SupportedProtocolVersions: ProtocolVersions(),
 		Capabilities:              &mcp.ServerCapabilities{},
-	})
+	}
+	if opts.Subagents != nil {
+		so.Instructions += " The subagent_* tools start sub-agents that work in the background and take follow-ups."
+		s.subagentOptions(so)
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "wfrun", Title: "wfrun workflows", Version: opts.Version}, so)
 	// The definitions do not depend on the owner: take them from a set
 	// that never runs anything.
 	for _, def := range tool.New(eng, s.toolOptions("")).Definitions() {
@@ -83,6 +93,9 @@ func New(eng *engine.Engine, opts Options) *Server {
 		MIMEType:    "application/json",
 		URITemplate: resultTemplate,
 	}, s.readResult)
+	if opts.Subagents != nil {
+		s.addSubagents()
+	}
 	return s
 }
 
@@ -118,7 +131,8 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 func (s *Server) Wait() { s.ended.Wait() }
 
 func (s *Server) toolOptions(owner string) tool.Options {
-	return tool.Options{Owner: owner, Personas: s.opts.Personas, MaxResultChars: s.opts.MaxResultChars, OnEvent: s.opts.OnEvent}
+	return tool.Options{Owner: owner, Personas: s.opts.Personas, MaxResultChars: s.opts.MaxResultChars, OnEvent: s.opts.OnEvent,
+		Subagents: s.opts.Subagents}
 }
 
 // set returns the session's tools, creating them (and the session's owner)
@@ -142,6 +156,10 @@ func (s *Server) set(ss *mcp.ServerSession) *tool.Set {
 		defer s.ended.Done()
 		_ = ss.Wait()
 		sess.set.CancelAll("the MCP session that started the run ended")
+		if s.opts.Owner == "" {
+			// Nobody can speak for this session's owner again.
+			sess.set.CloseSubagents(context.Background(), "the MCP session that started it ended")
+		}
 		s.mu.Lock()
 		delete(s.sessions, ss)
 		s.mu.Unlock()

@@ -26,6 +26,13 @@
 // request is the tool's input), so it goes through the same providers,
 // limits, events and registry as any workflow.
 //
+// With Options.Subagents (an engine/subagent Manager) the set also has the
+// continuable sub-agent tools: subagent_start, subagent_send,
+// subagent_interrupt, subagent_list, subagent_result and subagent_close,
+// whose children belong to the set's owner (subagents.go). ChildTools
+// gives the same tools to a child, bound to it as the parent of the
+// children it starts.
+//
 // Adapters: Tool.Definition and Tool.Call (plain Go, for any framework),
 // Set.OpenAITools and Set.HandleOpenAI (go-openai), Set.Toolbox (an
 // agentapi.Toolbox, for a parent loop on one of wfrun's own providers).
@@ -43,5 +50,5 @@
 // its caller's goroutine, and background runs are the engine's, which
 // Engine.Close cancels and waits for.
 //
-// Place: cmd → engine/mcpserver → engine/tool → engine.
+// Place: cmd → engine/mcpserver → engine/tool → engine/subagent, engine.
 package tool

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/subagent"
 )
 
 // Name names one of the tools.
@@ -50,6 +51,9 @@ type Options struct {
 	// about to start (after its input was read), for hosts that show the
 	// script (wfrun agent --print-script).
 	BeforeRun func(engine.WorkflowStartRequest)
+	// Subagents, if set, adds the continuable sub-agent tools
+	// (SubagentNames), whose children belong to Owner.
+	Subagents *subagent.Manager
 }
 
 // Definition is what a model is shown of one tool.
@@ -151,6 +155,9 @@ func New(eng *engine.Engine, opts Options) *Set {
 	add(WorkflowCancel, cancelDescription, &CancelInput{}, s.cancel)
 	add(WorkflowList, listDescription, &ListInput{}, s.list)
 	add(Ralph, ralphDescription, &RalphInput{}, s.ralph)
+	if opts.Subagents != nil {
+		s.tools = append(s.tools, subagentTools{m: opts.Subagents, caller: subagent.Caller{Owner: opts.Owner}}.defs()...)
+	}
 	return s
 }
 
@@ -160,7 +167,8 @@ func (s *Set) Owner() string { return s.opts.Owner }
 // Engine returns the engine the set starts runs on.
 func (s *Set) Engine() *engine.Engine { return s.eng }
 
-// Tools returns the tools in the order of Names().
+// Tools returns the tools in the order of Names(), then SubagentNames()
+// when the set has them.
 func (s *Set) Tools() []*Tool { return append([]*Tool(nil), s.tools...) }
 
 // Tool returns the tool called name.
@@ -173,7 +181,8 @@ func (s *Set) Tool(name Name) (*Tool, bool) {
 	return nil, false
 }
 
-// Definitions returns every tool's definition, in the order of Names().
+// Definitions returns every tool's definition, in the order of Names()
+// (then SubagentNames(), when the set has them).
 func (s *Set) Definitions() []Definition {
 	defs := make([]Definition, len(s.tools))
 	for i, t := range s.tools {

@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 
 const [bin, rules, eventsDir] = process.argv.slice(2)
 if (!bin || !rules || !eventsDir) {
@@ -41,7 +42,7 @@ const SLOW = "export const meta = { name: 'slow', description: 'one agent that t
 async function exercise(client, label) {
   const { tools } = await client.listTools()
   const names = tools.map((t) => t.name).sort()
-  check(names.join(',') === 'agent,ralph,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait', 'list the tools', names)
+  check(names.join(',') === 'agent,ralph,subagent_close,subagent_interrupt,subagent_list,subagent_result,subagent_send,subagent_start,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait', 'list the tools', names)
   const wf = tools.find((t) => t.name === 'workflow')
   check(wf.inputSchema.type === 'object' && wf.inputSchema.required.includes('script') && wf.description.includes('export const meta'), 'the workflow tool', wf)
   console.log(`ok ${label}: list the tools`)
@@ -110,6 +111,75 @@ async function exercise(client, label) {
   const resource = await client.readResource({ uri })
   check(JSON.parse(resource.contents[0].text).value.length === 60000, 'the resource holds the whole value', resource.contents[0].text.length)
   console.log(`ok ${label}: a background run can be started, waited for and cancelled`)
+
+  await subagents(client, label)
+}
+
+// The continuable sub-agents: two children, a follow-up to one while its
+// first turn runs (the rules make "research" turns take 1.5 s), an
+// interrupt of the other (its "linger" turn would take 30 s) and a later
+// send that wakes it, the list, the results, the reports as notifications
+// and the resource.
+async function subagents(client, label) {
+  const logs = []
+  const updates = []
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { if (n.params.logger === 'wfrun.subagents') logs.push(n.params) })
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updates.push(n.params.uri))
+  await client.setLoggingLevel('info')
+
+  const startA = await client.callTool({ name: 'subagent_start', arguments: { prompt: 'research A' } })
+  const a = startA.structuredContent?.childId
+  check(!startA.isError && /^sa_[0-9a-f]{16}$/.test(a ?? '') && text(startA).includes('runs in the background'), 'subagent_start returns {childId}', startA)
+  await client.subscribeResource({ uri: `wfrun://subagents/${a}` })
+  const startB = await client.callTool({ name: 'subagent_start', arguments: { prompt: 'linger over B' } })
+  const b = startB.structuredContent?.childId
+  check(!startB.isError && b && b !== a, 'a second sub-agent', startB)
+  console.log(`ok ${label}: start two sub-agents`)
+
+  const followUp = await client.callTool({ name: 'subagent_send', arguments: { childId: a, message: 'also check arxiv' } })
+  check(!followUp.isError && followUp.structuredContent.turn === 2 && followUp.structuredContent.ahead === 1, 'a follow-up during turn one waits for it', followUp.structuredContent)
+  console.log(`ok ${label}: a follow-up sent during turn one is queued as turn two`)
+
+  await until('sub-agent B runs its first turn', async () => {
+    const list = await client.callTool({ name: 'subagent_list', arguments: {} })
+    return list.structuredContent.children.find((c) => c.childId === b)?.runningTurn === 1
+  })
+  const interrupted = await client.callTool({ name: 'subagent_interrupt', arguments: { childId: b } })
+  check(!interrupted.isError && interrupted.structuredContent.turn === 1 && text(interrupted).startsWith('Interrupted turn 1'), 'subagent_interrupt', interrupted)
+  const cancelled = await client.callTool({ name: 'subagent_result', arguments: { childId: b, turn: 1, timeoutMs: 10000 } })
+  check(cancelled.isError === true && cancelled.structuredContent.status === 'cancelled' && text(cancelled).includes('interrupted by its parent'), 'the interrupted turn ends cancelled', text(cancelled))
+  console.log(`ok ${label}: interrupt the other's turn`)
+
+  const one = await client.callTool({ name: 'subagent_result', arguments: { childId: a, timeoutMs: 10000 } })
+  check(!one.isError && text(one) === `Turn 1 of ${a} completed:\nresearch A`, 'subagent_result of turn one', text(one))
+  const two = await client.callTool({ name: 'subagent_result', arguments: { childId: a, timeoutMs: 10000 } })
+  check(!two.isError && two.structuredContent.turn === 2 && two.structuredContent.text === 'also check arxiv', 'the follow-up ran as turn two', two.structuredContent)
+  const woken = await client.callTool({ name: 'subagent_send', arguments: { childId: b, message: 'just list the sources' } })
+  check(!woken.isError && woken.structuredContent.turn === 2, 'a later send to the interrupted sub-agent', woken.structuredContent)
+  const after = await client.callTool({ name: 'subagent_result', arguments: { childId: b, turn: 2, timeoutMs: 10000 } })
+  check(!after.isError && after.structuredContent.text === 'just list the sources', 'the later send runs', after.structuredContent)
+  console.log(`ok ${label}: results, and a later send wakes the interrupted sub-agent`)
+
+  const list = await client.callTool({ name: 'subagent_list', arguments: { scope: 'descendants' } })
+  const kids = list.structuredContent.children
+  check(kids.length === 2 && kids[0].childId === a && kids[1].childId === b && kids.every((c) => c.status === 'idle' && c.depth === 1 && c.turns === 2), 'subagent_list', kids)
+  check(kids[0].lastReport === 'also check arxiv' && kids[1].lastStatus === 'completed', 'the list shows the last reports', kids)
+  console.log(`ok ${label}: list the sub-agents with their last reports`)
+
+  await until('a report of every turn arrives as a logging message', async () => logs.length >= 4)
+  check(logs.some((l) => l.data.childId === b && l.data.turn === 1 && l.data.status === 'cancelled' && l.level === 'warning'), 'the interrupted turn is reported', logs)
+  check(logs.some((l) => l.data.childId === a && l.data.turn === 2 && l.data.message === `sub-agent ${a}: turn 2 completed: also check arxiv`), 'the follow-up is reported', logs)
+  await until('the subscribed resource is updated', async () => updates.filter((u) => u === `wfrun://subagents/${a}`).length >= 2)
+  const resource = await client.readResource({ uri: `wfrun://subagents/${a}` })
+  const entry = JSON.parse(resource.contents[0].text)
+  check(entry.childId === a && entry.turns.length === 2 && entry.turns[1].message === 'also check arxiv', 'the sub-agent resource', entry)
+  console.log(`ok ${label}: reports arrive as notifications and the resource is readable`)
+
+  const closed = await client.callTool({ name: 'subagent_close', arguments: { childId: b } })
+  check(!closed.isError && closed.structuredContent.status === 'cancelled', 'subagent_close', closed.structuredContent)
+  const refused = await client.callTool({ name: 'subagent_send', arguments: { childId: b, message: 'still there?' } })
+  check(refused.isError === true && text(refused).includes('takes no more messages'), 'a closed sub-agent takes no messages', text(refused))
+  console.log(`ok ${label}: close a sub-agent`)
 }
 
 async function overStdio() {
