@@ -71,26 +71,15 @@ func (w *Workspace) AddWorktree(ctx context.Context, agentID string) (*Worktree,
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	}
-	top, err := git(ctx, w.root, "rev-parse", "--show-toplevel")
+	top, sub, common, err := w.repository(ctx,
+		"isolation 'worktree' needs the workspace to be inside a git repository, and %s is not: run `git init` there and commit, point --workspace at a repository, or drop isolation from the agent() call")
 	if err != nil {
-		return nil, wferr.Wrap(wferr.AgentStart, errors.Join(ErrNotRepository, err),
-			"isolation 'worktree' needs the workspace to be inside a git repository, and %s is not: run `git init` there and commit, point --workspace at a repository, or drop isolation from the agent() call", w.root)
+		return nil, err
 	}
 	base, err := git(ctx, w.root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, errors.Join(ErrNotRepository, err),
 			"isolation 'worktree' starts a child from the repository's HEAD, and the repository %s has no commit yet: commit something first, or drop isolation from the agent() call", top)
-	}
-	if top, err = filepath.EvalSymlinks(top); err != nil {
-		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot resolve the repository folder: %v", err)
-	}
-	sub, err := filepath.Rel(top, w.root)
-	if err != nil || strings.HasPrefix(sub, "..") {
-		return nil, wferr.New(wferr.AgentStart, "the workspace %s is not inside its repository %s", w.root, top)
-	}
-	common, err := git(ctx, w.root, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot find the repository's git folder: %v", err)
 	}
 	if err := w.excludeWorktrees(common, sub); err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot keep worktrees out of the repository's status: %v", err)
@@ -131,21 +120,10 @@ func (w *Workspace) OpenWorktree(ctx context.Context, agentID, base string) (*Wo
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	}
-	top, err := git(ctx, w.root, "rev-parse", "--show-toplevel")
+	_, sub, common, err := w.repository(ctx,
+		"the worktree of "+agentID+" was made in a git repository, and the workspace %s is no longer in one: point --workspace at the repository it was started in")
 	if err != nil {
-		return nil, wferr.Wrap(wferr.AgentStart, errors.Join(ErrNotRepository, err),
-			"the worktree of %s was made in a git repository, and the workspace %s is no longer in one: point --workspace at the repository it was started in", agentID, w.root)
-	}
-	if top, err = filepath.EvalSymlinks(top); err != nil {
-		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot resolve the repository folder: %v", err)
-	}
-	sub, err := filepath.Rel(top, w.root)
-	if err != nil || strings.HasPrefix(sub, "..") {
-		return nil, wferr.New(wferr.AgentStart, "the workspace %s is not inside its repository %s", w.root, top)
-	}
-	common, err := git(ctx, w.root, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot find the repository's git folder: %v", err)
+		return nil, err
 	}
 	path := filepath.Join(w.root, filepath.FromSlash(WorktreesDir), agentID)
 	branch := BranchPrefix + agentID
@@ -165,6 +143,27 @@ func (w *Workspace) OpenWorktree(ctx context.Context, agentID, base string) (*Wo
 	}
 	t.ws = ws
 	return t, nil
+}
+
+// repository finds the git repository around the workspace: its top folder
+// (symlinks resolved), the workspace's folder inside it, and the git folder
+// its worktrees share. notRepo, a format with one %s for the workspace
+// root, says what to do when the workspace is in no repository.
+func (w *Workspace) repository(ctx context.Context, notRepo string) (top, sub, common string, err error) {
+	if top, err = git(ctx, w.root, "rev-parse", "--show-toplevel"); err != nil {
+		return "", "", "", wferr.Wrap(wferr.AgentStart, errors.Join(ErrNotRepository, err), notRepo, w.root)
+	}
+	if top, err = filepath.EvalSymlinks(top); err != nil {
+		return "", "", "", wferr.Wrap(wferr.AgentStart, err, "cannot resolve the repository folder: %v", err)
+	}
+	sub, err = filepath.Rel(top, w.root)
+	if err != nil || strings.HasPrefix(sub, "..") {
+		return "", "", "", wferr.New(wferr.AgentStart, "the workspace %s is not inside its repository %s", w.root, top)
+	}
+	if common, err = git(ctx, w.root, "rev-parse", "--path-format=absolute", "--git-common-dir"); err != nil {
+		return "", "", "", wferr.Wrap(wferr.AgentStart, err, "cannot find the repository's git folder: %v", err)
+	}
+	return top, sub, common, nil
 }
 
 // checkAgentID refuses an agent id that cannot name a folder and a branch.
