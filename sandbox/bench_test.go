@@ -86,6 +86,7 @@ func BenchmarkExportJSON(b *testing.B) {
 			}
 		})
 		b.Run(tc.name+"/goja", func(b *testing.B) {
+			r.captureJSON()
 			for b.Loop() {
 				if _, err := r.jsonStringify(goja.Undefined(), v); err != nil {
 					b.Fatal(err)

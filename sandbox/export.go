@@ -21,6 +21,7 @@ func (r *Runtime) ParseJSON(raw []byte) (goja.Value, error) {
 		return nil, wferr.New(wferr.InvalidRequest,
 			"invalid JSON: it nests deeper than %d levels; send flatter data", MaxNesting)
 	}
+	r.captureJSON()
 	v, err := r.jsonParse(goja.Undefined(), r.VM.ToValue(string(raw)))
 	if err != nil {
 		var ex *goja.Exception

@@ -7,10 +7,16 @@ import "github.com/dop251/goja"
 // reads it, ~20µs each. So each global is built at the latest moment that is
 // still safe:
 //
-//   - New replaces the Function constructors and bounds bind and Array's
-//     join, toLocaleString and flat at once: any script reaches them
-//     without naming them (every function's .constructor, implicit string
+//   - New replaces the Function constructors and bounds Array's join,
+//     toLocaleString and flat at once: any script reaches them without
+//     naming them (every function's .constructor, implicit string
 //     conversion).
+//   - Load bounds bind for a script that can reach it (Script.bindReach):
+//     one that writes bind (s.bind, s['bind']), computes a member or key,
+//     uses reflection (reflectionNames), or names globalThis or this. No
+//     builtin calls bind for a script.
+//   - The host's own JSON.parse and stringify are read on first need
+//     (captureJSON), at the latest when a script that names JSON is loaded.
 //   - New adds structuredClone, URL and URLSearchParams as lazy globals: a
 //     lazyGlobals object sits between the global object and
 //     Object.prototype, and the first read of such a name builds it and

@@ -31,6 +31,9 @@ func TestMemory_AllocationsByArgumentAreRefusedBeforeTheyHappen(t *testing.T) {
 		{"toSorted", "const a = []; a.length = 2**30; return a.toSorted().length", "Array.prototype.toSorted"},
 		{"concat's arguments", "const a = []; a.length = 2**30; return [1].concat(a).length", "Array.prototype.concat"},
 		{"reached by a computed name", "const k = 're' + 'peat'; return 'x'[k](2**30).length", "String.prototype.repeat"},
+		{"reached by a quoted name", "return 'x'['repeat'](2**30).length", "String.prototype.repeat"},
+		{"reached by a quoted key in a pattern", "const { 'padStart': p } = String.prototype; return p.call('x', 2**30).length", "String.prototype.padStart"},
+		{"a length set through a quoted name", "const a = []; a['length'] = 2**30; return a.fill(0).length", "Array.prototype.fill"},
 		{"reached through globalThis", "return new globalThis['Uint' + '8Array'](2**40).length", "new Uint8Array(…)"},
 	}
 	for _, c := range cases {

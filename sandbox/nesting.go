@@ -73,7 +73,8 @@ func (r *Runtime) guardJSON(json *goja.Object) {
 	r.defineMethod(json, "parse", 2, r.scriptParse)
 }
 
-// guardBind installs the bounded Function.prototype.bind.
+// guardBind installs the bounded Function.prototype.bind; Load runs it for
+// a script that can reach bind (Script.bindReach).
 func (r *Runtime) guardBind(functionProto *goja.Object) {
 	r.origBind, _ = goja.AssertFunction(functionProto.Get("bind"))
 	r.defineMethod(functionProto, "bind", 1, r.bind)
@@ -83,6 +84,7 @@ func (r *Runtime) guardBind(functionProto *goja.Object) {
 // levels. It returns the context so that callers can tell a nesting error
 // from other throws.
 func (r *Runtime) stringify(v, replacer, space goja.Value) (goja.Value, *jsonContext, error) {
+	r.captureJSON()
 	rep, _ := replacer.(*goja.Object)
 	if _, isObj := v.(*goja.Object); !isObj && rep == nil {
 		out, err := r.jsonStringify(goja.Undefined(), v, goja.Undefined(), space)
@@ -214,6 +216,7 @@ func (r *Runtime) scriptParse(call goja.FunctionCall) goja.Value {
 	if depthExceeds(text.String(), MaxNesting) {
 		panic(r.newError("SyntaxError", "JSON.parse: the text nests deeper than %d levels", MaxNesting))
 	}
+	r.captureJSON()
 	v, err := r.jsonParse(goja.Undefined(), text)
 	if err != nil {
 		panic(err)

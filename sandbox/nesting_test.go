@@ -209,7 +209,25 @@ func TestNesting_BindChainIsRangeError(t *testing.T) {
 		{"let f = function () { return 1 }; try { for (let i = 0; i < " + deep + "; i++) f = Function.prototype.call.bind(f) } catch (e) { return e.name + ': ' + e.message }", want},
 		{"let f = function () { return 1 }; try { for (let i = 0; i < " + deep + "; i++) f = Reflect.apply.bind(null, f, null, []) } catch (e) { return e.name + ': ' + e.message }", want},
 		{"let f = function () { return 1 }; for (let i = 0; i < 999; i++) f = f.bind(null); return f()", `1`},
+		// bind reached without writing it: the guard is installed for these too.
+		{"const k = 'bi' + 'nd'; let f = function () { return 1 }; try { for (let i = 0; i < " + deep + "; i++) f = f[k](null) } catch (e) { return e.name + ': ' + e.message }", want},
+		{"let f = function () { return 1 }; try { for (let i = 0; i < " + deep + "; i++) f = f['bind'](null) } catch (e) { return e.name + ': ' + e.message }", want},
+		{"const b = Object.values(Object.getOwnPropertyDescriptors(Function.prototype)).find(d => d.value && d.value.name === 'bi' + 'nd').value\n" +
+			"let f = function () { return 1 }; try { for (let i = 0; i < " + deep + "; i++) f = b.call(f, null) } catch (e) { return e.name + ': ' + e.message }", want},
+		{"const F = globalThis.Function.prototype\nlet f = function () { return 1 }; try { for (let i = 0; i < " + deep + "; i++) f = Object.values(Object.getOwnPropertyDescriptors(F)).find(d => d.value && d.value.length === 1 && d.value.name.startsWith('bi')).value.call(f, null) } catch (e) { return e.name + ': ' + e.message }", want},
 	})
+}
+
+func TestNesting_BindGuardHoldsInASecondScriptAfterTheFirstReplacedFunction(t *testing.T) {
+	smallStack(t)
+	r := New(Options{})
+	if out, err := loadRun(t, r, "Function = { prototype: {} }\nreturn 1"); err != nil || out != "1" {
+		t.Fatalf("first script: %s, %v", out, err)
+	}
+	out, err := loadRun(t, r, "let f = function () { return 1 }; try { for (let i = 0; i < "+deep+"; i++) f = f.bind(null) } catch (e) { return e.name }")
+	if err != nil || out != `"RangeError"` {
+		t.Fatalf("second script: %s, %v", out, err)
+	}
 }
 
 func TestNesting_BindKeepsItsSemantics(t *testing.T) {

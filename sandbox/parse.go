@@ -48,6 +48,7 @@ type Script struct {
 	refs          map[string]bool // every name the script writes as an identifier or property name
 	stringReach   bool            // the script can reach String.prototype's sized methods (memory.go)
 	arrayReach    bool            // the script can hand an array method a huge length (memory.go)
+	bindReach     bool            // the script can reach Function.prototype.bind (nesting.go)
 	regexps       bool            // the script can make a regexp (see regexp.go)
 }
 

@@ -45,6 +45,7 @@ func (r *Runtime) install(name string, orig goja.Value) goja.Value {
 		r.lazy.settle(other, exports.Get(other))
 		return exports.Get(name)
 	case "JSON":
+		r.captureJSON()
 		r.guardJSON(orig.(*goja.Object))
 		return orig
 	case "Proxy":

@@ -43,7 +43,7 @@ type Runtime struct {
 	// exception: VM.Interrupt may be called from any goroutine.
 	VM *goja.Runtime
 
-	jsonParse, jsonStringify goja.Callable   // the originals: scripts may replace the global JSON
+	jsonParse, jsonStringify goja.Callable   // the originals (see captureJSON): scripts may replace the global JSON
 	scripts                  map[string]bool // names of the loaded scripts, whose frames carry the user's positions
 	maxStack                 int
 	lazy                     lazyGlobals
@@ -66,13 +66,14 @@ type Runtime struct {
 	arraysGuarded  bool         // Array.prototype's length-bound methods are checked
 
 	// See nesting.go.
-	jsonContexts []*jsonContext // the bounded JSON.stringify calls under way, innermost last
-	replacer     goja.Value     // the replacer that bounds them
-	joinDepth    int            // how deeply Array.prototype.join and toLocaleString are nested
-	arrayProto   *goja.Object
-	origBind     goja.Callable
-	bindDepth    *goja.Symbol // marks bound functions with the depth of their chain
-	errorCtors   map[string]goja.Value
+	jsonContexts  []*jsonContext // the bounded JSON.stringify calls under way, innermost last
+	replacer      goja.Value     // the replacer that bounds them
+	joinDepth     int            // how deeply Array.prototype.join and toLocaleString are nested
+	arrayProto    *goja.Object
+	origBind      goja.Callable // goja's Function.prototype.bind, once guardBind has run
+	functionProto *goja.Object  // Function.prototype, for guardBind
+	bindDepth     *goja.Symbol  // marks bound functions with the depth of their chain
+	errorCtors    map[string]goja.Value
 }
 
 // New returns a runtime with only the ECMAScript builtins, the sandbox's
@@ -95,15 +96,10 @@ func New(opts Options) *Runtime {
 		mem: newMemoryLimits(opts.MaxMemory)}
 	g := vm.GlobalObject()
 
-	// Now, not in Load: code run straight on VM (the host's, or a test's)
-	// could replace them too, and every run that ends with a value reads
-	// JSON for ExportJSON anyway.
-	j := g.Get("JSON").(*goja.Object)
-	r.jsonParse, _ = goja.AssertFunction(j.Get("parse"))
-	r.jsonStringify, _ = goja.AssertFunction(j.Get("stringify"))
-
 	r.disableFunctionConstructors()
-	r.guardBind(g.Get("Function").(*goja.Object).Get("prototype").(*goja.Object))
+	// Kept now, guarded in Load for a script that can reach bind: a script
+	// loaded earlier into this runtime may have replaced the global Function.
+	r.functionProto = g.Get("Function").(*goja.Object).Get("prototype").(*goja.Object)
 	// From an array, not from Array: building the Array constructor costs
 	// more than the rest of this guard.
 	r.guardArrays(vm.NewArray().Prototype())
@@ -116,6 +112,22 @@ func New(opts Options) *Runtime {
 	_ = dyn.SetPrototype(g.Prototype())
 	_ = g.SetPrototype(dyn)
 	return r
+}
+
+// captureJSON keeps goja's own JSON.parse and JSON.stringify, the first
+// time either is needed: by the host (ExportJSON, ParseJSON), or when a
+// script that names JSON is loaded, before its code runs. Until then no
+// script code can have replaced them, since only the global object leads to
+// JSON (lazy.go), and building JSON costs a suspended run 3.5 KB it need
+// not hold. Code run straight on VM by a host or a test that replaces JSON
+// before either is different: that is the host's own choice.
+func (r *Runtime) captureJSON() {
+	if r.jsonParse != nil {
+		return
+	}
+	j := r.VM.GlobalObject().Get("JSON").(*goja.Object)
+	r.jsonParse, _ = goja.AssertFunction(j.Get("parse"))
+	r.jsonStringify, _ = goja.AssertFunction(j.Get("stringify"))
 }
 
 // disableFunctionConstructors replaces the Function constructor — the
@@ -225,6 +237,9 @@ func (r *Runtime) Load(s *Script) (goja.Callable, error) {
 	}
 	if s.arrayReach {
 		r.guardArrayLengths()
+	}
+	if s.bindReach && r.origBind == nil {
+		r.guardBind(r.functionProto)
 	}
 	r.timeRegexps(s)
 	v, err := r.VM.RunProgram(s.program)

@@ -191,20 +191,30 @@ func TestExportJSON_SizeLimit(t *testing.T) {
 }
 
 func TestParseJSON_UsesOriginalParse(t *testing.T) {
-	r := New(Options{})
-	if _, err := r.VM.RunString("JSON.parse = () => 'hijacked'"); err != nil {
-		t.Fatal(err)
-	}
-	v, err := r.ParseJSON([]byte(`{"a":[1,2]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := r.ExportJSON(v, 0)
-	if string(out) != `{"a":[1,2]}` {
-		t.Errorf("got %s", out)
-	}
-	if _, err := r.ParseJSON([]byte(`{`)); wferr.CodeOf(err) != wferr.InvalidRequest {
-		t.Errorf("invalid JSON: %v", err)
+	// A script can reach JSON only by naming it, or through the global
+	// object; either way the host's JSON.parse and stringify stay goja's.
+	for _, hijack := range []string{
+		"JSON.parse = () => 'hijacked'; JSON.stringify = () => '\"hijacked\"'",
+		"globalThis.JSON.parse = () => 'hijacked'; globalThis.JSON.stringify = () => '\"hijacked\"'",
+		"const j = globalThis['JS' + 'ON']; j.parse = () => 'hijacked'; j.stringify = () => '\"hijacked\"'",
+	} {
+		t.Run(hijack, func(t *testing.T) {
+			r := New(Options{})
+			if out, err := loadRun(t, r, hijack+"\nreturn {b: 1}"); err != nil || out != `{"b":1}` {
+				t.Fatalf("the script's own result: %s, %v", out, err)
+			}
+			v, err := r.ParseJSON([]byte(`{"a":[1,2]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := r.ExportJSON(v, 0)
+			if string(out) != `{"a":[1,2]}` {
+				t.Errorf("got %s", out)
+			}
+			if _, err := r.ParseJSON([]byte(`{`)); wferr.CodeOf(err) != wferr.InvalidRequest {
+				t.Errorf("invalid JSON: %v", err)
+			}
+		})
 	}
 }
 

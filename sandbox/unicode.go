@@ -68,6 +68,10 @@ func (s *Script) rewriteRegexps(prg *ast.Program) error {
 	for _, n := range arrayReachNames {
 		s.arrayReach = s.arrayReach || w.refs[n]
 	}
+	s.bindReach = w.computed || w.refs["globalThis"] || w.refs["this"] || w.refs["bind"]
+	for _, n := range reflectionNames {
+		s.bindReach = s.bindReach || w.refs[n]
+	}
 	return err
 }
 
@@ -85,8 +89,13 @@ var arrayReachNames = []string{"call", "apply", "bind", "Reflect", "defineProper
 // the reflection that hands out a method without naming it. A script with
 // any of them, or with a computed member access or key (s[k]), gets the
 // guards; one without can only call the string methods it names.
-var stringReachNames = []string{"repeat", "padStart", "padEnd",
-	"Reflect", "getOwnPropertyDescriptor", "getOwnPropertyDescriptors", "getOwnPropertyNames", "ownKeys"}
+var stringReachNames = append([]string{"repeat", "padStart", "padEnd"}, reflectionNames...)
+
+// reflectionNames are the names of the reflection that hands out a method
+// without the script naming the method: with none of them, and no computed
+// member access or key, a script reaches Function.prototype.bind (guarded
+// in nesting.go) only by writing bind.
+var reflectionNames = []string{"Reflect", "getOwnPropertyDescriptor", "getOwnPropertyDescriptors", "getOwnPropertyNames", "ownKeys"}
 
 var (
 	regexpType     = reflect.TypeOf((*ast.RegExpLiteral)(nil))
@@ -109,7 +118,7 @@ type walker struct {
 	regexp     func(*ast.RegExpLiteral) bool // called for every regexp literal; false stops the walk
 	generators bool                          // a generator function was seen
 	regexps    bool                          // a regexp literal was seen
-	refs       map[string]bool               // every name seen as an identifier (or property name); "this" for a this expression
+	refs       map[string]bool               // every name seen as an identifier, or as a literal member or key (o['name'], {'name': v}); "this" for a this expression
 
 	call          func(*ast.CallExpression) // called for every call expression, if set
 	agentShadowed bool                      // the script binds the name agent itself
@@ -146,8 +155,10 @@ func (w *walker) walk(v reflect.Value) bool {
 		case thisType:
 			w.refs["this"] = true
 		case bracketType:
-			switch v.Interface().(*ast.BracketExpression).Member.(type) {
-			case *ast.StringLiteral, *ast.NumberLiteral:
+			switch m := v.Interface().(*ast.BracketExpression).Member.(type) {
+			case *ast.StringLiteral:
+				w.refs[m.Value.String()] = true // s['repeat'] names repeat as s.repeat does
+			case *ast.NumberLiteral:
 			default:
 				w.computed = true
 			}
@@ -156,8 +167,8 @@ func (w *walker) walk(v reflect.Value) bool {
 			if p.Computed {
 				w.computed = true
 			}
-			if k, ok := p.Key.(*ast.StringLiteral); ok && k.Value == "__proto__" {
-				w.refs["__proto__"] = true
+			if k, ok := p.Key.(*ast.StringLiteral); ok {
+				w.refs[k.Value.String()] = true // {'repeat': r} = s names repeat too, and {'__proto__': p} sets a prototype
 			}
 		case assignType:
 			w.lengthWrite = w.lengthWrite || mayWriteLength(v.Interface().(*ast.AssignExpression).Left)
