@@ -3,15 +3,12 @@ package mcptools
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testbin"
 )
 
 // testmcp is the path of the internal/testmcp server, built once by TestMain.
@@ -28,11 +25,8 @@ func (b buildThenRun) Run() int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	testmcp = filepath.Join(dir, "testmcp")
-	// go test puts its own GOROOT/bin first on PATH.
-	out, err := exec.Command("go", "build", "-o", testmcp, "github.com/wfrun/wfrun/internal/testmcp").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building internal/testmcp: %v\n%s", err, out)
+	if testmcp, err = testbin.Build(dir, "github.com/wfrun/wfrun/internal/testmcp"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return b.m.Run()
@@ -42,28 +36,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(buildThenRun{m}, leaktest.Op
 
 // childProcesses lists the processes whose parent is this test binary
 // (zombies included), or skips the test where /proc is not available.
-func childProcesses(t *testing.T) []int {
+func childProcesses(t *testing.T) []testbin.Child {
 	t.Helper()
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil || len(stats) == 0 {
+	kids, ok := testbin.Children()
+	if !ok {
 		t.Skip("no /proc to list child processes")
-	}
-	var kids []int
-	for _, path := range stats {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			continue // the process has gone
-		}
-		// pid (comm) state ppid …; comm may hold spaces and parentheses.
-		s := string(data)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 2 {
-			continue
-		}
-		if ppid, _ := strconv.Atoi(fields[1]); ppid == os.Getpid() {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
-			kids = append(kids, pid)
-		}
 	}
 	return kids
 }

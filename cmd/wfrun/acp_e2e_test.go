@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/testbin"
 )
 
 // The end-to-end test of the acp provider: the real CLI, with a real ACP
@@ -19,12 +19,7 @@ import (
 // buildTestACP builds the scripted ACP agent.
 func buildTestACP(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "testacp")
-	build := exec.Command("go", "build", "-o", bin, "github.com/wfrun/wfrun/internal/testacp")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build testacp: %v\n%s", err, out)
-	}
-	return bin
+	return testbin.BuildT(t, "github.com/wfrun/wfrun/internal/testacp")
 }
 
 func TestEndToEnd_ACPAgentReadsTheWorkspaceAndAnswersInASchema(t *testing.T) {

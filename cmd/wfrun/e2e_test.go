@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/testbin"
 )
 
 // The end-to-end test of the openai provider: the real CLI, against a real
@@ -78,12 +79,7 @@ func startAimock(t *testing.T, fixtures string) string {
 // buildTestMCP builds the MCP server the children get tools from.
 func buildTestMCP(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "testmcp")
-	build := exec.Command("go", "build", "-o", bin, "github.com/wfrun/wfrun/internal/testmcp")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build testmcp: %v\n%s", err, out)
-	}
-	return bin
+	return testbin.BuildT(t, "github.com/wfrun/wfrun/internal/testmcp")
 }
 
 func TestEndToEnd_OpenAIProviderWithMCPToolAndSchemaAgainstAMockServer(t *testing.T) {

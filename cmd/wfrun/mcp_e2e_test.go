@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wfrun/wfrun/internal/testbin"
 )
 
 // The end-to-end test of wfrun mcp with the official MCP TypeScript client
@@ -36,10 +38,7 @@ func TestEndToEnd_MCPServerWithTheOfficialTypeScriptClient(t *testing.T) {
 		t.Skip("node is not installed")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "wfrun")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testbin.BuildT(t, "github.com/wfrun/wfrun/cmd/wfrun")
 	// Slow agents wait to be cancelled; the voices take long enough for
 	// their progress notifications to arrive before the result; research
 	// turns take long enough for a follow-up to be sent during them, and

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/testbin"
 )
 
 // buildWfrun builds the real binary once per test that needs a process.
@@ -21,12 +21,7 @@ func buildWfrun(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "wfrun")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return testbin.BuildT(t, "github.com/wfrun/wfrun/cmd/wfrun")
 }
 
 // startSlowRun starts the binary on a script whose agents take 5 s and
