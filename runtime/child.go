@@ -91,7 +91,7 @@ func (r *run) startLocked(c *child) bool {
 	if r.stopping {
 		return false
 	}
-	c.startedAt = time.Now()
+	c.startedAt = r.sched.Now()
 	r.emitLocked(Event{Type: EventAgentStart, AgentID: c.req.AgentID, Seq: c.req.Seq,
 		Label: c.req.Label, Phase: c.req.Phase, Model: c.req.Model})
 	return true
@@ -103,7 +103,7 @@ func (r *run) startLocked(c *child) bool {
 // (runChildren).
 func (r *run) launch(c *child) {
 	r.goroutines.Add(1)
-	go r.runChildren(c)
+	r.sched.Go(r.childCtx, func(ctx context.Context) { r.runChildren(ctx, c) })
 }
 
 // runChildren runs c, then each child that ending the previous one handed
@@ -111,10 +111,10 @@ func (r *run) launch(c *child) {
 // none is handed over. A fan-out of thousands then runs on as many
 // goroutines as it has slots, instead of starting, and growing the stack
 // of, one goroutine per child.
-func (r *run) runChildren(c *child) {
+func (r *run) runChildren(ctx context.Context, c *child) {
 	defer r.goroutineDone()
 	for c != nil {
-		c = r.runChild(c)
+		c = r.runChild(ctx, c)
 	}
 }
 
@@ -127,7 +127,7 @@ func (r *run) drop(c *child) {
 	r.counts.Cancelled++
 	r.mu.Unlock()
 	c.enqueue(func(*sandbox.Runtime) error { return nil })
-	r.pending.Done()
+	r.childEnded()
 }
 
 // runChild is the host side of one started child, on a child goroutine
@@ -137,31 +137,30 @@ func (r *run) drop(c *child) {
 // and finish passes the slot on at that moment. A provider that ignores its
 // context therefore keeps this goroutine, never a slot. It returns the
 // child that took the slot, which this goroutine must run next.
-func (r *run) runChild(c *child) *child {
-	ctx := r.childCtx
+func (r *run) runChild(ctx context.Context, c *child) *child {
 	if r.cfg.ChildContext != nil {
 		ctx = r.cfg.ChildContext(ctx, c.req)
 	}
 	var cancel context.CancelFunc = func() {}
 	if c.req.Timeout > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, c.req.Timeout, errChildTimeout)
+		ctx, cancel = r.sched.WithTimeout(ctx, c.req.Timeout, errChildTimeout)
 	}
 	// The watchdog ends the child for it if the provider does not return
 	// within CancelGrace of ctx being done.
-	var watchdog *time.Timer
-	stopWatch := context.AfterFunc(ctx, func() {
+	var stopDog func() bool
+	stopWatch := r.sched.AfterFunc(ctx, func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if !c.ended {
-			watchdog = time.AfterFunc(r.cfg.CancelGrace, func() { r.abandon(c, ctx) })
+			stopDog = r.sched.AfterTime(r.cfg.CancelGrace, func() { r.abandon(c, ctx) })
 		}
 	})
 
 	res, perr := r.callProvider(ctx, c.req)
 	stopWatch()
 	r.mu.Lock()
-	if watchdog != nil {
-		watchdog.Stop()
+	if stopDog != nil {
+		stopDog()
 	}
 	r.mu.Unlock()
 	cancel()
@@ -319,7 +318,7 @@ func (r *run) finish(c *child, o outcome) *child {
 	}
 	ev := Event{Type: EventAgentEnd, AgentID: c.req.AgentID, Seq: c.req.Seq, Label: c.req.Label,
 		Phase: c.req.Phase, Model: c.req.Model, Outcome: o.status, Note: o.note, Usage: ptr(o.usage),
-		DurationMs: ptr(time.Since(c.startedAt).Milliseconds()), Worktree: o.worktree}
+		DurationMs: ptr(r.sched.Now().Sub(c.startedAt).Milliseconds()), Worktree: o.worktree}
 	if o.status != agentapi.StatusCompleted {
 		ev.Failure, ev.Error = o.failure, o.err
 	}
@@ -332,7 +331,7 @@ func (r *run) finish(c *child, o outcome) *child {
 	} else {
 		c.enqueue(func(rt *sandbox.Runtime) error { return r.deliver(rt, c, o) })
 	}
-	r.pending.Done()
+	r.childEnded()
 	return next
 }
 

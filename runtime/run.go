@@ -76,6 +76,11 @@ type Config struct {
 	// finished (Journal.Prior) are replayed instead of run (journal.go,
 	// replay.go). nil: nothing is written and nothing replayed.
 	Journal Journal
+
+	// Scheduler runs the host side: children's work, the loop's waiting,
+	// the clock and the timers (scheduler.go). nil: goroutines, channels
+	// and the process clock. engine/temporal gives a Temporal workflow's.
+	Scheduler Scheduler
 }
 
 // Counts tallies how children ended.
@@ -116,6 +121,7 @@ type Outcome struct {
 // loop goroutine; fields under mu are shared with child goroutines.
 type run struct {
 	cfg   Config
+	sched Scheduler        // cfg.Scheduler, or Go's
 	rt    *sandbox.Runtime // loop
 	vm    *goja.Runtime    // loop (Interrupt: any goroutine)
 	loop  *loop
@@ -134,7 +140,10 @@ type run struct {
 	helpers                      jsHelpers                 // loop: built on first use
 	promise                      goja.Value                // loop: the original Promise constructor
 
-	pending sync.WaitGroup // children not yet ended (logically)
+	// Children not yet ended (logically), and the nudge sent when the
+	// count drops to zero (shutdown waits for it through the scheduler).
+	pending  atomic.Int64
+	allEnded chan struct{} // buffered(1)
 
 	// Child goroutines still running, and the channel closed when the last
 	// of them returns after the run has ended (see Outcome.Drained).
@@ -169,9 +178,11 @@ type run struct {
 func Run(ctx context.Context, cfg Config) Outcome {
 	cfg = WithDefaults(cfg)
 	r := &run{
-		cfg:     cfg,
-		schemas: make(map[string]*schema.Schema),
-		drained: make(chan struct{}),
+		cfg:      cfg,
+		sched:    cfg.Scheduler,
+		schemas:  make(map[string]*schema.Schema),
+		drained:  make(chan struct{}),
+		allEnded: make(chan struct{}, 1),
 	}
 	r.gate.free = cfg.Concurrency
 	if cfg.Journal != nil {
@@ -182,7 +193,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	defer cancel(nil)
 	if cfg.Timeout > 0 {
 		var cancelT context.CancelFunc
-		ctx, cancelT = context.WithTimeoutCause(ctx, cfg.Timeout,
+		ctx, cancelT = r.sched.WithTimeout(ctx, cfg.Timeout,
 			wferr.New(wferr.Timeout, "the run passed its deadline of %s; raise the timeout or do less per run", cfg.Timeout))
 		defer cancelT()
 	}
@@ -194,7 +205,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 
 	r.rt = sandbox.New(cfg.Sandbox)
 	r.vm = r.rt.VM
-	r.loop = newLoop(r.rt)
+	r.loop = newLoop(r.rt, r.sched)
 	r.watch = newHeapWatch(r, cfg.MaxMemory)
 	defer r.watch.close()
 	r.loop.busy = func(b bool) {
@@ -204,7 +215,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 			r.watch.stop()
 		}
 	}
-	stopWatch := context.AfterFunc(ctx, func() { r.fail(causeError(ctx)) })
+	stopWatch := r.sched.AfterFunc(ctx, func() { r.fail(causeError(ctx)) })
 
 	err := r.drive(ctx)
 	// Settling runs script code too (toJSON, getters, a thrown object's
@@ -255,6 +266,9 @@ func WithDefaults(cfg Config) Config {
 	cfg.Sandbox.MaxMemory = cfg.MaxMemory
 	if cfg.Emit == nil {
 		cfg.Emit = func(Event) {}
+	}
+	if cfg.Scheduler == nil {
+		cfg.Scheduler = goScheduler{}
 	}
 	return cfg
 }
@@ -454,14 +468,30 @@ func (r *run) shutdown() {
 	for _, c := range waiting {
 		r.drop(c)
 	}
-	r.pending.Wait()
+	for r.pending.Load() > 0 {
+		r.sched.Wait(r.noneLeft, r.allEnded)
+	}
+}
+
+// noneLeft reports whether every child has ended (shutdown's condition).
+func (r *run) noneLeft() bool { return r.pending.Load() == 0 }
+
+// childEnded counts a child as ended, nudging shutdown when it was the
+// last one. Where finish and drop run.
+func (r *run) childEnded() {
+	if r.pending.Add(-1) == 0 {
+		select {
+		case r.allEnded <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // emit sends an event; the caller holds r.mu, which orders events.
 func (r *run) emitLocked(ev Event) {
 	ev.RunID = r.cfg.RunID
 	if ev.Time.IsZero() {
-		ev.Time = time.Now()
+		ev.Time = r.sched.Now()
 	}
 	defer func() { _ = recover() }() // a panicking sink must not take the run down
 	r.cfg.Emit(ev)
