@@ -311,19 +311,8 @@ func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config, iso Is
 	} else {
 		out = runtime.Run(ctx, cfg)
 	}
-	res := WorkflowResult{
-		RunID: r.id, Value: out.Value, StopReason: StopCompleted,
-		AgentsSpawned: out.AgentsSpawned, Agents: out.Agents, Usage: out.Usage, Worktrees: out.Worktrees,
-		Warnings: r.warnings,
-	}
-	if out.Err != nil {
-		res.setError(out.Err)
-	}
-	if res.Value == nil {
-		res.Value = nullJSON
-	}
-	res.DurationMs = time.Since(start).Milliseconds()
-	r.emit(Event{Type: EventRunEnd, RunID: r.id, Time: time.Now(), Result: res.summary()})
+	res := NewResult(r.id, out, r.warnings, time.Since(start))
+	r.emit(res.EndEvent(time.Now()))
 	if st != nil {
 		res.Warnings = append(res.Warnings, st.finish(res)...)
 	}

@@ -51,6 +51,12 @@ type Config struct {
 	// run whose script grows the heap past it while running without a
 	// pause. 0 means sandbox.DefaultMaxMemory.
 	MaxMemory int64
+	// MaxBusy, if set, is the longest the script may run without a pause
+	// (without awaiting a child): past it the run ends with RESOURCE_LIMIT.
+	// A scheduler whose loop must answer in time sets it (a Temporal
+	// workflow task that does not finish is taken from its worker); 0, the
+	// in-process default, means no limit beyond the run's deadline.
+	MaxBusy time.Duration
 
 	// Emit receives the run's events (never run.start or run.end: the
 	// engine emits those). It is called from several goroutines, one call at
@@ -206,7 +212,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	r.rt = sandbox.New(cfg.Sandbox)
 	r.vm = r.rt.VM
 	r.loop = newLoop(r.rt, r.sched)
-	r.watch = newHeapWatch(r, cfg.MaxMemory)
+	r.watch = newHeapWatch(r, cfg.MaxMemory, cfg.MaxBusy)
 	defer r.watch.close()
 	r.loop.busy = func(b bool) {
 		if b {
