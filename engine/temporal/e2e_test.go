@@ -3,6 +3,7 @@ package temporal_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -15,8 +16,12 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.uber.org/goleak"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
@@ -283,5 +288,261 @@ func TestEndToEnd_AWorkerStoppedMidRunIsReplacedAndNoFinishedAgentRunsTwice(t *t
 	}
 	if n := len(rec.Of(engine.EventAgentEnd)); n != 14 {
 		t.Fatalf("%d agent.end events, want 14", n)
+	}
+}
+
+// blocking is a provider whose agents run until their context is done,
+// noting each one that saw it.
+type blocking struct {
+	agentapi.Provider
+	started, stopped chan string
+}
+
+func newBlocking() *blocking {
+	return &blocking{Provider: fake.New(fake.Options{}), started: make(chan string, 16), stopped: make(chan string, 16)}
+}
+
+func (p *blocking) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
+	p.started <- req.Prompt
+	<-ctx.Done()
+	p.stopped <- req.Prompt
+	return agentapi.Result{Status: agentapi.StatusCancelled, Failure: agentapi.FailureCancelled, Error: "cancelled"}, nil
+}
+
+func TestEndToEnd_CancellingTheWorkflowCancelsTheRunAndItsActivities(t *testing.T) {
+	cl := newCluster(t)
+	p := newBlocking()
+	cl.worker(p)
+	run, err := cl.client().Start(context.Background(), engine.WorkflowStartRequest{Parent: "e2e", Script: `export const meta = {name: 'cancel', description: 'x'}
+return await parallel([1, 2].map(n => () => agent('block ' + n)))`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		select {
+		case <-p.started:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the agents did not start")
+		}
+	}
+	if err := run.Cancel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var rec eventcheck.Recorder
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := run.Wait(ctx, rec.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != engine.StopCancelled || res.ErrorCode != engine.ErrorCode("CANCELLED") || res.Agents.Cancelled != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	if !strings.Contains(res.Error, "Temporal workflow was cancelled") {
+		t.Fatalf("error %q", res.Error)
+	}
+	// The activities hear of it at their next heartbeat.
+	for range 2 {
+		select {
+		case <-p.stopped:
+		case <-time.After(30 * time.Second):
+			t.Fatal("a cancelled run's agent activity kept running")
+		}
+	}
+	if err := eventcheck.Check(rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEndToEnd_LargePayloadsLiveInTheStoreAndTheHistoryKeepsReferences(t *testing.T) {
+	cl := newCluster(t)
+	big := strings.Repeat("0123456789abcdef", 8<<10) // 128 KiB
+	reply, _ := json.Marshal(big)
+	cl.worker(fake.New(fake.Options{Rules: &fake.Rules{Rules: []fake.Rule{{Match: "big", Reply: reply}}}}))
+	run, err := cl.client().Start(context.Background(), engine.WorkflowStartRequest{Parent: "e2e",
+		Args: mustJSON(map[string]string{"pad": big}),
+		Script: `export const meta = {name: 'big', description: 'x'}
+const a = await agent('big answer please ' + args.pad.slice(0, 10))
+return {len: a.length, same: a === args.pad, echo: a}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := run.Wait(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Len  int
+		Same bool
+		Echo string
+	}
+	if err := json.Unmarshal(res.Value, &v); err != nil || v.Len != len(big) || !v.Same || v.Echo != big {
+		t.Fatalf("value len %d same %v err %v", v.Len, v.Same, err)
+	}
+	h := history(t, cl.c, run.ID())
+	largest := 0
+	for _, ev := range h.GetEvents() {
+		largest = max(largest, proto.Size(ev))
+	}
+	if largest > wftemporal.PayloadInline+2048 {
+		t.Fatalf("the largest history event is %d bytes; payloads over %d bytes belong in the store", largest, wftemporal.PayloadInline)
+	}
+	files, _ := filepath.Glob(filepath.Join(cl.opts.Payloads.(wftemporal.DirStore).Dir, "*", "*"))
+	if len(files) < 3 { // the args, the agent's answer, the result
+		t.Fatalf("the payload store holds %d files", len(files))
+	}
+}
+
+func TestEndToEnd_AHistoryCostsAtMostTheMeasuredEventsPerAgent(t *testing.T) {
+	cl := newCluster(t)
+	cl.worker(fake.New(fake.Options{}))
+	cases := []struct {
+		name, script string
+		agents       int
+	}{
+		// One agent at a time, each with a timeout (a timer beside its
+		// activity, a workflow task per completion): the costly shape.
+		{"sequential with timeouts", `export const meta = {name: 'seq', description: 'x'}
+for (let i = 0; i < 40; i++) await agent('step ' + i, {timeoutMs: 60000})
+return 'ok'`, 40},
+		{"fan-out", `export const meta = {name: 'fan', description: 'x'}
+return (await parallel(Array.from({length: 120}, (_, i) => () => agent('item ' + i)))).length`, 120},
+	}
+	for _, c := range cases {
+		run, err := cl.client().Start(context.Background(), engine.WorkflowStartRequest{Parent: "e2e", Script: c.script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := run.Wait(context.Background(), nil)
+		if err != nil || res.StopReason != engine.StopCompleted || res.AgentsSpawned != c.agents {
+			t.Fatalf("%s: %+v %v", c.name, res, err)
+		}
+		h := history(t, cl.c, run.ID())
+		bytes := proto.Size(h)
+		perAgent := float64(len(h.GetEvents())) / float64(c.agents)
+		t.Logf("%s: %d agents, %d history events (%.2f per agent), %d bytes (%d per agent)",
+			c.name, c.agents, len(h.GetEvents()), perAgent, bytes, bytes/c.agents)
+		if len(h.GetEvents()) > c.agents*wftemporal.HistoryEventsPerAgent+historyOverhead {
+			t.Errorf("%s: %d events for %d agents, more than the %d per agent (and %d for the run) the ceiling assumes",
+				c.name, len(h.GetEvents()), c.agents, wftemporal.HistoryEventsPerAgent, historyOverhead)
+		}
+	}
+}
+
+// historyOverhead is what a run's history holds besides its agents: the
+// start, the plan's marker, the first and last workflow tasks, the
+// search attribute upsert and the completion.
+const historyOverhead = 16
+
+func TestEndToEnd_RunsAreListedByTheirSearchAttributes(t *testing.T) {
+	cl := newCluster(t)
+	cl.worker(fake.New(fake.Options{}))
+	c := cl.client()
+	owner := "owner-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	run, err := c.Start(context.Background(), engine.WorkflowStartRequest{Parent: owner, Script: `export const meta = {name: 'listed', description: 'x'}
+return await agent('x')`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Wait(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		runs, err := c.Runs(context.Background(), owner, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) == 1 && runs[0].RunID == run.ID() && runs[0].Name == "listed" && runs[0].Status == "completed" && runs[0].Parent == owner {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("runs of %s: %+v", owner, runs)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func TestEndToEnd_ARequestAboveTheCeilingIsRefusedBeforeItStarts(t *testing.T) {
+	cl := newCluster(t)
+	_, err := cl.client().Start(context.Background(), engine.WorkflowStartRequest{Parent: "e2e",
+		MaxTotalAgents: wftemporal.MaxAgentsPerRun + 1, Script: `export const meta = {name: 'x', description: 'x'}
+return 1`})
+	if err == nil || !strings.Contains(err.Error(), "lower maxTotalAgents") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// history returns the whole history of workflow id.
+func history(t *testing.T, c client.Client, id string) *historypb.History {
+	t.Helper()
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	return h
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// recordEnv, set to 1, makes TestEndToEnd_RecordHistories write the
+// histories the replay tests read (testdata/histories).
+const recordEnv = "WFRUN_RECORD_HISTORIES"
+
+// recorded are the runs whose histories are checked in: their agents end
+// in another order than they started (the delays differ), so a replay that
+// took its order from anything but the history would go another way.
+var recorded = []struct{ file, script string }{
+	{"fanout.json", `export const meta = {name: 'fanout', description: 'a parallel fan-out whose agents end out of order'}
+const xs = await parallel(['slow', 'fast', 'medium', 'fast again'].map(x => () => agent('fan ' + x)))
+const firstDone = await Promise.race([agent('race slow'), agent('race fast')])
+return {xs, firstDone}`},
+	{"pipeline.json", `export const meta = {name: 'pipeline', description: 'items through two stages, no barrier between them'}
+const order = []
+const out = await pipeline(['slow', 'fast', 'medium'],
+  async x => { const r = await agent('one ' + x); order.push('one ' + x); return r },
+  async (prev, x) => { const r = await agent('two ' + x); order.push('two ' + x); return r + ' <- ' + prev })
+return {out, order}`},
+}
+
+// recordRules give the recorded runs' agents their different speeds.
+var recordRules = &fake.Rules{Rules: []fake.Rule{
+	{Match: "fast", DelayMs: 10}, {Match: "medium", DelayMs: 150}, {Match: "slow", DelayMs: 400}, {Match: "^", DelayMs: 50},
+}}
+
+func TestEndToEnd_RecordHistories(t *testing.T) {
+	if os.Getenv(recordEnv) != "1" {
+		t.Skip("set " + recordEnv + "=1 to record testdata/histories")
+	}
+	cl := newCluster(t)
+	cl.worker(fake.New(fake.Options{Rules: recordRules}))
+	for _, r := range recorded {
+		run, err := cl.client().Start(context.Background(), engine.WorkflowStartRequest{Parent: "record", Script: r.script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := run.Wait(context.Background(), nil)
+		if err != nil || res.StopReason != engine.StopCompleted {
+			t.Fatalf("%s: %+v %v", r.file, res, err)
+		}
+		raw, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(history(t, cl.c, run.ID()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", "histories", r.file), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %s", r.file, res.Value)
 	}
 }

@@ -93,8 +93,8 @@ func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (
 		Concurrency: plan.Concurrency, MaxAgents: plan.MaxAgents, MaxItems: plan.MaxItems,
 		Timeout: plan.Timeout, AgentTimeout: plan.AgentTimeout, BudgetTokens: plan.BudgetTokens,
 		CancelGrace: plan.CancelGrace, MaxResultBytes: plan.MaxResultBytes, MaxMemory: plan.MaxMemory,
-		MaxBusy: w.opts.MaxBusy,
-		Sandbox: sandbox.Options{MaxCallStackSize: plan.MaxCallStackSize},
+		MaxBusy:   w.opts.MaxBusy,
+		Sandbox:   sandbox.Options{MaxCallStackSize: plan.MaxCallStackSize},
 		Emit:      log.emit,
 		Scheduler: sched,
 	}
