@@ -103,7 +103,7 @@ func (r *run) startLocked(c *child) bool {
 // (runChildren).
 func (r *run) launch(c *child) {
 	r.goroutines.Add(1)
-	r.sched.Go(r.childCtx, func(ctx context.Context) { r.runChildren(ctx, c) })
+	r.sched.Go(func() { r.runChildren(c) })
 }
 
 // runChildren runs c, then each child that ending the previous one handed
@@ -111,10 +111,10 @@ func (r *run) launch(c *child) {
 // none is handed over. A fan-out of thousands then runs on as many
 // goroutines as it has slots, instead of starting, and growing the stack
 // of, one goroutine per child.
-func (r *run) runChildren(ctx context.Context, c *child) {
+func (r *run) runChildren(c *child) {
 	defer r.goroutineDone()
 	for c != nil {
-		c = r.runChild(ctx, c)
+		c = r.runChild(c)
 	}
 }
 
@@ -137,7 +137,8 @@ func (r *run) drop(c *child) {
 // and finish passes the slot on at that moment. A provider that ignores its
 // context therefore keeps this goroutine, never a slot. It returns the
 // child that took the slot, which this goroutine must run next.
-func (r *run) runChild(ctx context.Context, c *child) *child {
+func (r *run) runChild(c *child) *child {
+	ctx := r.childCtx
 	if r.cfg.ChildContext != nil {
 		ctx = r.cfg.ChildContext(ctx, c.req)
 	}

@@ -146,10 +146,10 @@ type run struct {
 	helpers                      jsHelpers                 // loop: built on first use
 	promise                      goja.Value                // loop: the original Promise constructor
 
-	// Children not yet ended (logically), and the nudge sent when the
-	// count drops to zero (shutdown waits for it through the scheduler).
-	pending  atomic.Int64
-	allEnded chan struct{} // buffered(1)
+	// Children not yet ended (logically). shutdown waits, through the
+	// scheduler, until it is zero; the loop's wake channel carries the
+	// nudge, since the loop no longer waits on it by then.
+	pending atomic.Int64
 
 	// Child goroutines still running, and the channel closed when the last
 	// of them returns after the run has ended (see Outcome.Drained).
@@ -184,11 +184,10 @@ type run struct {
 func Run(ctx context.Context, cfg Config) Outcome {
 	cfg = WithDefaults(cfg)
 	r := &run{
-		cfg:      cfg,
-		sched:    cfg.Scheduler,
-		schemas:  make(map[string]*schema.Schema),
-		drained:  make(chan struct{}),
-		allEnded: make(chan struct{}, 1),
+		cfg:     cfg,
+		sched:   cfg.Scheduler,
+		schemas: make(map[string]*schema.Schema),
+		drained: make(chan struct{}),
 	}
 	r.gate.free = cfg.Concurrency
 	if cfg.Journal != nil {
@@ -475,7 +474,7 @@ func (r *run) shutdown() {
 		r.drop(c)
 	}
 	for r.pending.Load() > 0 {
-		r.sched.Wait(r.noneLeft, r.allEnded)
+		r.sched.Wait(r.noneLeft, r.loop.wake)
 	}
 }
 
@@ -483,13 +482,11 @@ func (r *run) shutdown() {
 func (r *run) noneLeft() bool { return r.pending.Load() == 0 }
 
 // childEnded counts a child as ended, nudging shutdown when it was the
-// last one. Where finish and drop run.
+// last one (after the count, so that shutdown cannot miss it). Where
+// finish and drop run.
 func (r *run) childEnded() {
 	if r.pending.Add(-1) == 0 {
-		select {
-		case r.allEnded <- struct{}{}:
-		default:
-		}
+		r.loop.nudge()
 	}
 }
 

@@ -25,10 +25,8 @@ import (
 // anywhere else (the heap watchdog only interrupts the VM and cancels Go
 // contexts, which any goroutine may do).
 type Scheduler interface {
-	// Go runs fn on the host side, concurrently with the loop goroutine,
-	// with ctx or a context derived from it (a scheduler may put there what
-	// fn's work needs, such as the coroutine it runs on).
-	Go(ctx context.Context, fn func(ctx context.Context))
+	// Go runs fn on the host side, concurrently with the loop goroutine.
+	Go(fn func())
 	// Wait blocks the loop goroutine until ready may have become true: it
 	// may return early (the caller checks again), and it returns no later
 	// than ready turns true, given that whoever makes it true then sends on
@@ -52,7 +50,7 @@ type Scheduler interface {
 // process clock, exactly what the run used before there was a seam.
 type goScheduler struct{}
 
-func (goScheduler) Go(ctx context.Context, fn func(context.Context)) { go fn(ctx) }
+func (goScheduler) Go(fn func()) { go fn() }
 
 // Wait receives one nudge: the caller checks ready again, as a
 // condition variable's caller would.

@@ -24,10 +24,11 @@ import (
 // the run's plan, so the run checks agent() options exactly as it would in
 // process.
 type activityProvider struct {
-	name string
-	caps agentapi.Capabilities
-	opts *Options
-	plan limits // what the activity options derive from
+	sched *scheduler
+	name  string
+	caps  agentapi.Capabilities
+	opts  *Options
+	plan  limits // what the activity options derive from
 }
 
 func (p *activityProvider) Name() string                        { return p.name }
@@ -39,14 +40,10 @@ func (p *activityProvider) Capabilities() agentapi.Capabilities { return p.caps 
 // child ends at once, as a provider that honours cancellation would end
 // it; the runtime then tells a timeout from a cancellation by ctx's cause.
 func (p *activityProvider) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
-	wc, ok := coroutine(ctx)
-	if !ok {
-		return agentapi.Result{}, wferr.New(wferr.Internal, "wfrun bug: agent %s was called outside a workflow coroutine; please report it with the script", req.AgentID)
-	}
-	actx, cancel := workflow.WithCancel(wc)
+	actx, cancel := workflow.WithCancel(p.sched.current)
 	actx = workflow.WithActivityOptions(actx, p.opts.activityOptions(req, p.plan))
 	fut := workflow.ExecuteActivity(actx, agentActivity, AgentCall{Provider: p.name, Request: req})
-	_ = workflow.Await(wc, func() bool { return fut.IsReady() || ctx.Err() != nil })
+	wc := p.sched.block(func() bool { return fut.IsReady() || ctx.Err() != nil })
 	if !fut.IsReady() {
 		cancel()
 		return agentapi.Result{Status: agentapi.StatusCancelled, Failure: agentapi.FailureCancelled,

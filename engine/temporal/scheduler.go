@@ -31,6 +31,13 @@ import (
 type scheduler struct {
 	root     workflow.Context // the workflow function's: the loop goroutine's coroutine
 	detached workflow.Context // root without its cancellation
+
+	// current is the workflow context of the coroutine Go started that is
+	// running now, which a provider call blocks on (block). Coroutines run
+	// one at a time, so one field can say which: each coroutine of Go sets
+	// it when it starts, and block sets it back after every wait, the only
+	// place such a coroutine yields.
+	current workflow.Context
 }
 
 func newScheduler(root workflow.Context) *scheduler {
@@ -40,21 +47,20 @@ func newScheduler(root workflow.Context) *scheduler {
 
 var _ runtime.Scheduler = (*scheduler)(nil)
 
-// coroutineKey carries, in a Go context, the workflow context of the
-// coroutine the context's work runs on: a provider call blocks on its
-// activity through it.
-type coroutineKey struct{}
-
-// coroutine returns the workflow context Go put into ctx.
-func coroutine(ctx context.Context) (workflow.Context, bool) {
-	wc, ok := ctx.Value(coroutineKey{}).(workflow.Context)
-	return wc, ok
+func (s *scheduler) Go(fn func()) {
+	workflow.Go(s.detached, func(wc workflow.Context) {
+		s.current = wc
+		fn()
+	})
 }
 
-func (s *scheduler) Go(ctx context.Context, fn func(context.Context)) {
-	workflow.Go(s.detached, func(wc workflow.Context) {
-		fn(context.WithValue(ctx, coroutineKey{}, wc))
-	})
+// block waits, on the coroutine of Go that calls it, until ready reports
+// true, and returns that coroutine's workflow context (for a future's Get).
+func (s *scheduler) block(ready func() bool) workflow.Context {
+	wc := s.current
+	_ = workflow.Await(wc, ready)
+	s.current = wc
+	return wc
 }
 
 // Wait is called on the loop goroutine, which is the workflow function's

@@ -88,7 +88,7 @@ func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (
 
 	cfg := runtime.Config{
 		RunID: runID, Parent: req.Parent, Script: script, Args: req.Args, Meta: plan.Meta,
-		Provider: &activityProvider{name: plan.Provider, caps: plan.Capabilities, opts: &w.opts,
+		Provider: &activityProvider{sched: sched, name: plan.Provider, caps: plan.Capabilities, opts: &w.opts,
 			plan: limits{timeout: plan.Timeout, grace: plan.CancelGrace}},
 		Concurrency: plan.Concurrency, MaxAgents: plan.MaxAgents, MaxItems: plan.MaxItems,
 		Timeout: plan.Timeout, AgentTimeout: plan.AgentTimeout, BudgetTokens: plan.BudgetTokens,
