@@ -47,6 +47,9 @@ type options struct {
 	runsDir   string
 	maxRounds string
 
+	// Runs on Temporal: the frontend, namespace, task queue, payload store.
+	temporal, namespace, taskQueue, payloads string
+
 	help, version bool
 
 	// set holds the names of the flags given explicitly.
@@ -72,6 +75,7 @@ const (
 	cmdRetry            // wfrun retry RUNID
 	cmdContinue         // wfrun continue RUNID
 	cmdRalph            // wfrun ralph "OBJECTIVE"
+	cmdWorker           // wfrun worker --temporal HOST:PORT
 )
 
 // String is the command's name in messages.
@@ -91,6 +95,8 @@ func (c command) String() string {
 		return "continue"
 	case cmdRalph:
 		return "ralph"
+	case cmdWorker:
+		return "worker"
 	}
 	return "a script run"
 }
@@ -112,7 +118,14 @@ func refusal(cmd command, name string) string {
 		if cmd != cmdAgent {
 			return fmt.Sprintf("--print-script belongs to wfrun agent, not to %s; drop it", cmd)
 		}
+	case "temporal", "namespace", "task-queue", "payloads":
+		if cmd != cmdRun && cmd != cmdMCP && cmd != cmdWorker {
+			return fmt.Sprintf("--%s does not apply to %s: runs on Temporal are started by wfrun SCRIPT.js and wfrun mcp and served by wfrun worker; drop it", name, cmd)
+		}
 	case "args", "meta", "request", "parent":
+		if cmd == cmdWorker {
+			return fmt.Sprintf("--%s does not apply to worker: every run brings its own request; drop it", name)
+		}
 		if cmd == cmdMCP || cmd == cmdAgent {
 			return fmt.Sprintf("--%s does not apply to %s: the model writes each script and passes its own meta and args; drop it", name, cmd)
 		}
@@ -123,6 +136,9 @@ func refusal(cmd command, name string) string {
 			return fmt.Sprintf("--%s does not apply to %s: the run's folder holds its request (the limit and provider flags override it); drop it", name, cmd)
 		}
 	case "runs-dir":
+		if cmd == cmdWorker {
+			return "--runs-dir does not apply to worker: a run on Temporal lives in the cluster's history, not in a runs folder; drop it"
+		}
 		if cmd == cmdCheck {
 			return "--runs-dir does not apply to check, which runs nothing and keeps no run; drop it"
 		}
@@ -178,6 +194,10 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.authToken, "auth-token")
 	str(&o.runsDir, "runs-dir")
 	str(&o.maxRounds, "max-rounds")
+	str(&o.temporal, "temporal")
+	str(&o.namespace, "namespace")
+	str(&o.taskQueue, "task-queue")
+	str(&o.payloads, "payloads")
 	if refusal(cmd, "print-script") == "" {
 		fs.BoolVar(&o.printScript, "print-script", false, "")
 	}
@@ -267,9 +287,16 @@ func (o *options) validate() error {
 	}
 	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
 		"base-url", "mcp-config", "command-spec", "acp-config", "transcripts", "prices", "model-map", "workspace", "sandbox", "http", "auth-token",
-		"otlp-endpoint", "runs-dir"} {
+		"otlp-endpoint", "runs-dir", "temporal", "namespace", "task-queue", "payloads"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
+		}
+	}
+	if o.temporal == "" {
+		for _, name := range []string{"namespace", "task-queue", "payloads"} {
+			if o.set[name] {
+				return fmt.Errorf("--%s goes with --temporal HOST:PORT, which names the Temporal server; add it or drop --%s", name, name)
+			}
 		}
 	}
 	for _, d := range o.agentsDirs {
@@ -327,6 +354,14 @@ func (o *options) value(name string) string {
 		return o.otlpEndpoint
 	case "runs-dir":
 		return o.runsDir
+	case "temporal":
+		return o.temporal
+	case "namespace":
+		return o.namespace
+	case "task-queue":
+		return o.taskQueue
+	case "payloads":
+		return o.payloads
 	}
 	return ""
 }

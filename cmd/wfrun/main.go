@@ -76,6 +76,10 @@ func runMain(args []string, e env) int {
 			return noteCommand(args[1:], e)
 		case "ralph":
 			return ralphCommand(args[1:], e)
+		case "worker":
+			return workerCommand(args[1:], e)
+		case "temporal":
+			return temporalCommand(args[1:], e)
 		}
 	}
 	return runCommand(args, e)

@@ -37,6 +37,9 @@ type Options struct {
 	// Sessions sharing an owner see each other's runs; a session that ends
 	// still cancels only its own. "" gives each session an owner of its own.
 	Owner string
+	// Remote, if set, runs the workflow tool's runs elsewhere (see
+	// tool.Options.Remote): wfrun mcp --temporal runs them on Temporal.
+	Remote func(ctx context.Context, req engine.WorkflowStartRequest, onEvent func(engine.Event)) (engine.WorkflowResult, error)
 }
 
 // Server is an MCP server of wfrun's tools for one engine. It is safe for
@@ -118,7 +121,7 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 func (s *Server) Wait() { s.ended.Wait() }
 
 func (s *Server) toolOptions(owner string) tool.Options {
-	return tool.Options{Owner: owner, Personas: s.opts.Personas, MaxResultChars: s.opts.MaxResultChars, OnEvent: s.opts.OnEvent}
+	return tool.Options{Owner: owner, Personas: s.opts.Personas, MaxResultChars: s.opts.MaxResultChars, OnEvent: s.opts.OnEvent, Remote: s.opts.Remote}
 }
 
 // set returns the session's tools, creating them (and the session's owner)

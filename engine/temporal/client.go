@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -69,6 +70,21 @@ func (c *Client) Start(ctx context.Context, req engine.WorkflowStartRequest) (*R
 	return &Run{c: c.c, id: id, runID: wr.GetRunID()}, nil
 }
 
+// Execute starts req and waits for its result, handing onEvent (if set)
+// the run's events as they come: the shape tool.Options.Remote asks for.
+// When ctx is done first, the run is cancelled, and its result (stopReason
+// "cancelled") is still waited for and returned. A request refused before
+// it started is an error.
+func (c *Client) Execute(ctx context.Context, req engine.WorkflowStartRequest, onEvent func(engine.Event)) (engine.WorkflowResult, error) {
+	run, err := c.Start(ctx, req)
+	if err != nil {
+		return engine.WorkflowResult{}, err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = run.Cancel(context.WithoutCancel(ctx)) })
+	defer stop()
+	return run.Wait(context.WithoutCancel(ctx), onEvent)
+}
+
 // Run returns the run with the id a Start returned, to follow, wait for or
 // cancel from another process.
 func (c *Client) Run(id string) *Run { return &Run{c: c.c, id: id} }
@@ -112,7 +128,7 @@ func (r *Run) Wait(ctx context.Context, onEvent func(engine.Event)) (engine.Work
 		select {
 		case s := <-done:
 			if s.err != nil {
-				return engine.WorkflowResult{}, fmt.Errorf("run %s: %w", r.id, s.err)
+				return engine.WorkflowResult{}, unsettled(r.id, s.err)
 			}
 			if onEvent != nil {
 				for {
@@ -130,6 +146,26 @@ func (r *Run) Wait(ctx context.Context, onEvent func(engine.Event)) (engine.Work
 			}
 		}
 	}
+}
+
+// unsettled is the error of a workflow that ended without a result: one
+// terminated or timed out by Temporal itself (wfrun's own workflow always
+// completes, with the run's failure in its result).
+func unsettled(id string, err error) error {
+	var (
+		terminated *temporal.TerminatedError
+		timeout    *temporal.TimeoutError
+		canceled   *temporal.CanceledError
+	)
+	switch {
+	case errors.As(err, &terminated):
+		return wferr.Wrap(wferr.Cancelled, err, "run %s was terminated on Temporal before it settled, so it has no result", id)
+	case errors.As(err, &canceled):
+		return wferr.Wrap(wferr.Cancelled, err, "run %s was cancelled on Temporal before it started", id)
+	case errors.As(err, &timeout):
+		return wferr.Wrap(wferr.Timeout, err, "run %s passed its Temporal execution timeout before it settled", id)
+	}
+	return wferr.Wrap(wferr.Internal, err, "wfrun bug: run %s ended on Temporal without a result: %v; please report it with the script", id, err)
 }
 
 // follow hands onEvent the events from offset from on, one page, and

@@ -24,8 +24,16 @@ import (
 // whatever its agents return.
 const PayloadInline = 4 << 10
 
-// DefaultPayloadDir is where a zero Options keeps large payloads.
-const DefaultPayloadDir = ".wfrun/temporal-payloads"
+// DefaultPayloadDir is where a zero Options keeps large payloads: one
+// folder per user (~/.wfrun/temporal-payloads), so that a worker and a
+// client started from different folders of one machine share it.
+func DefaultPayloadDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(".wfrun", "temporal-payloads")
+	}
+	return filepath.Join(home, ".wfrun", "temporal-payloads")
+}
 
 // refEncoding marks a payload that stands for one in the store.
 const refEncoding = "wfrun/payload-ref"

@@ -37,7 +37,7 @@ func (o Options) store() PayloadStore {
 	if o.Payloads != nil {
 		return o.Payloads
 	}
-	return DirStore{Dir: DefaultPayloadDir}
+	return DirStore{Dir: DefaultPayloadDir()}
 }
 
 // NewWorker returns a worker of opts.TaskQueue that runs wfrun workflows,
