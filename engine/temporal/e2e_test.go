@@ -89,6 +89,7 @@ func startDevServer() (stop func()) {
 		panic(fmt.Sprintf("the dev server did not come up: %q %v", line, err))
 	}
 	server.hostPort = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	os.Setenv("TEMPORAL_ADDRESS", server.hostPort) // Example runs against it
 	return func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
@@ -181,6 +182,7 @@ type counting struct {
 	mu       sync.Mutex
 	started  map[string]int
 	finished map[string]int
+	lastCall time.Time // when the latest call started
 }
 
 func newCounting(delayMs int) *counting {
@@ -193,6 +195,7 @@ func newCounting(delayMs int) *counting {
 func (p *counting) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
 	p.mu.Lock()
 	p.started[req.Prompt]++
+	p.lastCall = time.Now()
 	p.mu.Unlock()
 	res, err := p.Provider.Run(ctx, req)
 	if err == nil && res.Status == agentapi.StatusCompleted {
@@ -216,7 +219,7 @@ func (p *counting) total() (started, finished int) {
 }
 
 // twelve fans out to eight agents three at a time, then pipes three
-// items through two stages: seventeen agents, each 300 ms at the fake.
+// items through two stages: fourteen agents.
 const twelve = `export const meta = {name: 'e2e', description: 'a fan-out and a pipeline'}
 const xs = await parallel([1, 2, 3, 4, 5, 6, 7, 8].map(n => () => agent('fan ' + n)))
 phase('pipe')
@@ -226,7 +229,7 @@ return {xs, ys}`
 
 func TestEndToEnd_AWorkerStoppedMidRunIsReplacedAndNoFinishedAgentRunsTwice(t *testing.T) {
 	cl := newCluster(t)
-	p := newCounting(300)
+	p := newCounting(1000)
 	stop1 := cl.worker(p)
 	req := engine.WorkflowStartRequest{Script: twelve, Parent: "e2e", Concurrency: 3}
 	run, err := cl.client().Start(context.Background(), req)
@@ -235,25 +238,34 @@ func TestEndToEnd_AWorkerStoppedMidRunIsReplacedAndNoFinishedAgentRunsTwice(t *t
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, finished := p.total(); finished >= 5 {
+		// Stop it with some agents finished and some in the middle of
+		// their call (each takes a second at the provider).
+		started, finished := p.total()
+		p.mu.Lock()
+		fresh := time.Since(p.lastCall) < 200*time.Millisecond
+		p.mu.Unlock()
+		if finished >= 4 && started > finished && fresh {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the first worker finished fewer than 5 agents in 30 s")
+			t.Fatal("the first worker did not get 4 agents finished and another one started in 30 s")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	t0 := time.Now()
 	stop1()
 	_, finishedBefore := p.total()
+	t.Logf("the first worker stopped in %s", time.Since(t0).Round(time.Millisecond))
 	cl.worker(p)
 
 	var rec eventcheck.Recorder
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	res, err := run.Wait(ctx, rec.Record)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("the second worker finished the run %s after the first stopped", time.Since(t0).Round(time.Millisecond))
 	if res.StopReason != engine.StopCompleted || res.AgentsSpawned != 14 || res.Agents.Completed != 14 {
 		t.Fatalf("result %+v", res)
 	}
@@ -262,6 +274,9 @@ func TestEndToEnd_AWorkerStoppedMidRunIsReplacedAndNoFinishedAgentRunsTwice(t *t
 	}
 	started, _ := p.total()
 	t.Logf("the first worker finished %d of 14 agents before it stopped; %d provider calls in all", finishedBefore, started)
+	if started <= 14 {
+		t.Errorf("%d provider calls for 14 agents: no agent was cut short by the stop and run again", started)
+	}
 	p.mu.Lock()
 	for prompt, n := range p.finished {
 		if n != 1 {

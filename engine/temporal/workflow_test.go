@@ -3,12 +3,15 @@ package temporal_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
@@ -30,30 +33,36 @@ type testEnv struct {
 	calls []agentapi.Request
 }
 
-func newTestEnv(t *testing.T, agent func(agentapi.Request) (agentapi.Result, error)) *testEnv {
+func newTestEnv(t *testing.T, agent func(context.Context, agentapi.Request) (agentapi.Result, error)) *testEnv {
+	return newTestEnvWith(t, engine.Config{}, wftemporal.Options{}, agent)
+}
+
+// newTestEnvWith is newTestEnv with the worker's engine configured by cfg
+// and its options by opts.
+func newTestEnvWith(t *testing.T, cfg engine.Config, opts wftemporal.Options, agent func(context.Context, agentapi.Request) (agentapi.Result, error)) *testEnv {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(discard{})
 	te := &testEnv{TestWorkflowEnvironment: s.NewTestWorkflowEnvironment()}
-	eng, err := engine.New(engine.Config{})
+	eng, err := engine.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = eng.Close(context.Background()) })
-	opts := wftemporal.Options{Payloads: wftemporal.DirStore{Dir: t.TempDir()}, Events: te.rec.Record}
+	opts.Payloads, opts.Events = wftemporal.DirStore{Dir: t.TempDir()}, te.rec.Record
 	te.SetDataConverter(wftemporal.NewDataConverter(opts.Payloads))
 	te.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 20 * time.Second})
 	wftemporal.Register(te, eng, opts)
 	fakeP := fake.New(fake.Options{})
 	if agent == nil {
-		agent = func(req agentapi.Request) (agentapi.Result, error) { return fakeP.Run(context.Background(), req) }
+		agent = fakeP.Run
 	}
 	te.OnActivity("wfrun.agent", mock.Anything, mock.Anything).Return(
-		func(_ context.Context, call wftemporal.AgentCall) (agentapi.Result, error) {
+		func(ctx context.Context, call wftemporal.AgentCall) (agentapi.Result, error) {
 			te.mu.Lock()
 			te.calls = append(te.calls, call.Request)
 			te.mu.Unlock()
-			return agent(call.Request)
+			return agent(ctx, call.Request)
 		})
 	return te
 }
@@ -101,7 +110,7 @@ func TestWorkflow_RunsAScriptWithEachAgentAnActivity(t *testing.T) {
 }
 
 func TestWorkflow_AFailingAgentIsNullAndABrokenProviderEndsTheRun(t *testing.T) {
-	te := newTestEnv(t, func(req agentapi.Request) (agentapi.Result, error) {
+	te := newTestEnv(t, func(_ context.Context, req agentapi.Request) (agentapi.Result, error) {
 		if strings.Contains(req.Prompt, "fail") {
 			return agentapi.Result{Status: agentapi.StatusFailed, Failure: agentapi.FailureTaskFailed, Error: "could not"}, nil
 		}
@@ -113,7 +122,7 @@ return [await agent('fail me'), await agent('fine')]`})
 		t.Fatalf("result %+v %s", res, res.Value)
 	}
 
-	te = newTestEnv(t, func(req agentapi.Request) (agentapi.Result, error) {
+	te = newTestEnv(t, func(context.Context, agentapi.Request) (agentapi.Result, error) {
 		// What the agent activity returns for a provider's error.
 		return agentapi.Result{}, temporal.NewNonRetryableApplicationError("no credentials", "", nil)
 	})
@@ -166,3 +175,123 @@ func (discard) Debug(string, ...any) {}
 func (discard) Info(string, ...any)  {}
 func (discard) Warn(string, ...any)  {}
 func (discard) Error(string, ...any) {}
+
+func TestWorkflow_AnAgentPastItsTimeoutIsTimedOutByAWorkflowTimer(t *testing.T) {
+	te := newTestEnv(t, untilCancelled(t)) // the activity would answer long after the agent's timeout
+	res := te.run(t, engine.WorkflowStartRequest{Script: `export const meta = {name: 'x', description: 'x'}
+const r = await agent({prompt: 'slow', timeoutMs: 1000})
+return [r.status, r.result]`})
+	if string(res.Value) != `["timed_out",null]` || res.Agents.TimedOut != 1 {
+		t.Fatalf("result %+v %s", res, res.Value)
+	}
+	ends := te.rec.Of(engine.EventAgentEnd)
+	if len(ends) != 1 || ends[0].Outcome != agentapi.StatusTimedOut || *ends[0].DurationMs != 1000 {
+		t.Fatalf("agent.end %+v", ends)
+	}
+	if err := eventcheck.Check(te.rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWorkflow_CancellingTheWorkflowCancelsTheRunAndItsAgents(t *testing.T) {
+	te := newTestEnv(t, untilCancelled(t))
+	te.RegisterDelayedCallback(te.CancelWorkflow, 100*time.Millisecond)
+	res := te.run(t, engine.WorkflowStartRequest{Script: `export const meta = {name: 'x', description: 'x'}
+return await parallel([1, 2, 3].map(n => () => agent('wait ' + n)))`, Concurrency: 2})
+	if res.StopReason != engine.StopCancelled || res.ErrorCode != engine.ErrorCode("CANCELLED") ||
+		res.AgentsSpawned != 3 || res.Agents.Cancelled != 3 {
+		t.Fatalf("result %+v", res)
+	}
+	// Two started (and ended as cancelled); the queued third never started.
+	if n := len(te.rec.Of(engine.EventAgentStart)); n != 2 {
+		t.Fatalf("%d agent.start events", n)
+	}
+	if err := eventcheck.Check(te.rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWorkflow_ALostWorkerOnEveryAttemptIsAFailedAgentNotABrokenRun(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+	}{
+		{"heartbeat timeout", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)},
+		{"stopping worker", temporal.NewApplicationError("the worker stopped", "WFRUN_WORKER_STOPPED")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			te := newTestEnv(t, func(context.Context, agentapi.Request) (agentapi.Result, error) { return agentapi.Result{}, c.err })
+			res := te.run(t, engine.WorkflowStartRequest{Script: `export const meta = {name: 'x', description: 'x'}
+const r = await agent({prompt: 'x'})
+return [r.status, r.failure]`})
+			if string(res.Value) != `["failed","upstream_unavailable"]` || res.StopReason != engine.StopCompleted {
+				t.Fatalf("result %+v %s", res, res.Value)
+			}
+			if n := len(te.calls); n != wftemporal.DefaultAgentAttempts {
+				t.Fatalf("%d attempts, want %d", n, wftemporal.DefaultAgentAttempts)
+			}
+		})
+	}
+}
+
+func TestWorkflow_NestedWorkflowsComeFromTheWorkersFolderThroughTheHistory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "inner.js"), []byte(`export const meta = {name: 'inner', description: 'x'}
+return 'inner ' + await agent('from inside ' + args.who)`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	te := newTestEnvWith(t, engine.Config{WorkflowsDir: dir}, wftemporal.Options{}, nil)
+	res := te.run(t, engine.WorkflowStartRequest{Script: `export const meta = {name: 'outer', description: 'x'}
+return await workflow('inner', {who: 'outer'})`})
+	if string(res.Value) != `"inner from inside outer"` {
+		t.Fatalf("result %+v %s", res, res.Value)
+	}
+}
+
+func TestWorkflow_LimitsAreTheRunsOwn(t *testing.T) {
+	cases := []struct {
+		name string
+		req  engine.WorkflowStartRequest
+		opts wftemporal.Options
+		code string
+	}{
+		{"agent cap", engine.WorkflowStartRequest{MaxTotalAgents: 2, Script: `export const meta = {name: 'x', description: 'x'}
+for (let i = 0; i < 3; i++) await agent('x' + i)`}, wftemporal.Options{}, "AGENT_CAP"},
+		{"busy script", engine.WorkflowStartRequest{Script: `export const meta = {name: 'x', description: 'x'}
+await agent('x'); while (true) {}`}, wftemporal.Options{MaxBusy: 200 * time.Millisecond}, "RESOURCE_LIMIT"},
+		{"ceiling", engine.WorkflowStartRequest{MaxTotalAgents: wftemporal.MaxAgentsPerRun + 1, Script: `export const meta = {name: 'x', description: 'x'}
+return 1`}, wftemporal.Options{}, "INVALID_REQUEST"},
+		{"process isolation", engine.WorkflowStartRequest{Isolate: engine.IsolateProcess, Script: `export const meta = {name: 'x', description: 'x'}
+return 1`}, wftemporal.Options{}, "INVALID_REQUEST"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			te := newTestEnvWith(t, engine.Config{}, c.opts, nil)
+			res := te.run(t, c.req)
+			if res.StopReason != engine.StopError || string(res.ErrorCode) != c.code {
+				t.Fatalf("result %+v", res)
+			}
+			if evs := te.rec.Events(); len(evs) > 0 {
+				if err := eventcheck.Check(evs, eventcheck.Options{RunEvents: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// untilCancelled returns an agent activity that runs until it is
+// cancelled, or until the test ends: the test environment does not cancel
+// the context of an activity whose cancellation the workflow requested.
+func untilCancelled(t *testing.T) func(context.Context, agentapi.Request) (agentapi.Result, error) {
+	over := make(chan struct{})
+	t.Cleanup(func() { close(over) })
+	return func(ctx context.Context, _ agentapi.Request) (agentapi.Result, error) {
+		select {
+		case <-ctx.Done():
+		case <-over:
+		}
+		return agentapi.Result{}, temporal.NewCanceledError()
+	}
+}
