@@ -141,7 +141,11 @@ func (r *Run) Wait(ctx context.Context, onEvent func(engine.Event)) (engine.Work
 			}
 			return s.res, nil
 		case <-tick:
-			if n, err := r.follow(ctx, next, onEvent); err == nil {
+			for { // page after page until caught up
+				n, err := r.follow(ctx, next, onEvent)
+				if err != nil || n == next {
+					break
+				}
 				next = n
 			}
 		}

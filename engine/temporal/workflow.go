@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -145,16 +146,30 @@ func (l *eventLog) emit(ev engine.Event) {
 }
 
 // EventPage is the answer to the events query: the run's events from the
-// offset asked for, at most maxPage of them, and the offset to ask next.
+// offset asked for, as many as fit in a payload the history's codec keeps
+// inline (at least one), and the offset to ask next.
 type EventPage struct {
 	Events []engine.Event `json:"events"`
 	Next   int            `json:"next"`
 }
 
-const maxPage = 1000
+// pageBytes bounds a page's JSON, so that following a run does not put a
+// file into the payload store at every poll.
+const pageBytes = PayloadInline - 512
 
 func (l *eventLog) page(from int) (EventPage, error) {
 	from = min(max(from, 0), len(l.events))
-	to := min(from+maxPage, len(l.events))
+	to, size := from, 0
+	for to < len(l.events) {
+		b, err := json.Marshal(l.events[to])
+		if err != nil {
+			return EventPage{}, err
+		}
+		if to > from && size+len(b) > pageBytes {
+			break
+		}
+		size += len(b) + 1
+		to++
+	}
 	return EventPage{Events: l.events[from:to], Next: to}, nil
 }

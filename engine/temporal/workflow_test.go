@@ -295,3 +295,44 @@ func untilCancelled(t *testing.T) func(context.Context, agentapi.Request) (agent
 		return agentapi.Result{}, temporal.NewCanceledError()
 	}
 }
+
+func TestWorkflow_TheEventsQueryHandsOutEveryEventInOrderInSmallPages(t *testing.T) {
+	te := newTestEnv(t, nil)
+	res := te.run(t, engine.WorkflowStartRequest{Script: `export const meta = {name: 'x', description: 'x'}
+for (let i = 0; i < 40; i++) log('line ' + i + ' ' + 'x'.repeat(200))
+return await agent('x')`})
+	if res.StopReason != engine.StopCompleted {
+		t.Fatalf("result %+v", res)
+	}
+	var got []engine.Event
+	for next, pages := 0, 0; ; pages++ {
+		v, err := te.QueryWorkflow(wftemporal.QueryEvents, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page wftemporal.EventPage
+		if err := v.Get(&page); err != nil {
+			t.Fatal(err)
+		}
+		if raw, _ := json.Marshal(page); len(raw) > wftemporal.PayloadInline {
+			t.Fatalf("page %d is %d bytes, over what a history keeps inline", pages, len(raw))
+		}
+		if page.Next == next {
+			if pages < 3 {
+				t.Fatalf("%d pages for %d events", pages, len(got))
+			}
+			break
+		}
+		got = append(got, page.Events...)
+		next = page.Next
+	}
+	want := te.rec.Events()
+	if len(got) != len(want) || len(got) != 40+4 {
+		t.Fatalf("%d events by query, %d emitted", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Type != want[i].Type || got[i].Message != want[i].Message {
+			t.Fatalf("event %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
