@@ -12,6 +12,7 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -114,8 +115,17 @@ func (r *Run) Wait(ctx context.Context, onEvent func(engine.Event)) (engine.Work
 	done := make(chan settled, 1)
 	go func() {
 		var res engine.WorkflowResult
-		err := r.c.GetWorkflow(ctx, r.id, r.runID).Get(ctx, &res)
-		done <- settled{res, err}
+		for {
+			err := r.c.GetWorkflow(ctx, r.id, r.runID).Get(ctx, &res)
+			if transient(err) && ctx.Err() == nil {
+				// A long poll for the result that the server or a busy
+				// machine let time out: the run goes on; ask again.
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			done <- settled{res, err}
+			return
+		}
 	}()
 	next := 0
 	var tick <-chan time.Time
@@ -150,6 +160,16 @@ func (r *Run) Wait(ctx context.Context, onEvent func(engine.Event)) (engine.Work
 			}
 		}
 	}
+}
+
+// transient reports whether err is a failed poll rather than an answer
+// about the run: a deadline or an unavailable server.
+func transient(err error) bool {
+	var (
+		deadline    *serviceerror.DeadlineExceeded
+		unavailable *serviceerror.Unavailable
+	)
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &deadline) || errors.As(err, &unavailable)
 }
 
 // unsettled is the error of a workflow that ended without a result: one

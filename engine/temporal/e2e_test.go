@@ -143,9 +143,13 @@ func newCluster(t *testing.T) *cluster {
 
 // worker starts a worker with an engine over p and returns the function
 // that stops it (also called at cleanup; stopping twice is harmless).
-func (cl *cluster) worker(p agentapi.Provider) (stop func()) {
+func (cl *cluster) worker(p agentapi.Provider, configure ...func(*engine.Config)) (stop func()) {
 	cl.t.Helper()
-	eng, err := engine.New(engine.Config{Providers: []agentapi.Provider{p}, DefaultProvider: p.Name()})
+	cfg := engine.Config{Providers: []agentapi.Provider{p}, DefaultProvider: p.Name()}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	eng, err := engine.New(cfg)
 	if err != nil {
 		cl.t.Fatal(err)
 	}
@@ -559,5 +563,55 @@ func TestEndToEnd_RecordHistories(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%s: %s", r.file, res.Value)
+	}
+}
+
+// ceilingEnv, set to 1, runs TestEndToEnd_ARunAtTheCeilingFitsInOneHistory,
+// the measurement behind MaxAgentsPerRun (docs/scale-out.md): a few
+// minutes on 2 cores, so not part of every test run.
+const ceilingEnv = "WFRUN_TEMPORAL_CEILING"
+
+func TestEndToEnd_ARunAtTheCeilingFitsInOneHistory(t *testing.T) {
+	if os.Getenv(ceilingEnv) != "1" {
+		t.Skip("set " + ceilingEnv + "=1 to run MaxAgentsPerRun agents through one history")
+	}
+	cl := newCluster(t)
+	n := wftemporal.MaxAgentsPerRun
+	cl.worker(fake.New(fake.Options{}), func(c *engine.Config) { c.MaxTotalAgents = n })
+	cases := []struct{ name, script string }{
+		// Each agent with a timeout and a 3 KiB answer (kept inline), in
+		// batches of 16: the costliest shape that is not one agent at a time.
+		{"batches with timeouts and 3 KiB answers", fmt.Sprintf(`export const meta = {name: 'ceiling', description: 'x'}
+let total = 0
+for (let b = 0; b < %d; b += 16) {
+  const rs = await parallel(Array.from({length: Math.min(16, %d - b)}, (_, i) => () => agent('item ' + (b + i) + ' ' + 'y'.repeat(3000), {timeoutMs: 600000})))
+  total += rs.filter(Boolean).length
+}
+return total`, n, n)},
+		// One agent at a time, each with a timeout: the most events per agent.
+		{"one at a time with timeouts", fmt.Sprintf(`export const meta = {name: 'ceiling', description: 'x'}
+let total = 0
+for (let i = 0; i < %d; i++) if (await agent('step ' + i, {timeoutMs: 600000})) total++
+return total`, n)},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		run, err := cl.client().Start(context.Background(), engine.WorkflowStartRequest{Parent: "e2e", Script: c.script, MaxTotalAgents: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+		res, err := run.Wait(ctx, nil)
+		cancel()
+		if err != nil || res.StopReason != engine.StopCompleted || string(res.Value) != strconv.Itoa(n) {
+			t.Fatalf("%s: %+v %v", c.name, res, err)
+		}
+		h := history(t, cl.c, run.ID())
+		bytes := proto.Size(h)
+		t.Logf("%s: %d agents in %s, %d history events (%.2f per agent), %d bytes (%.1f MB, %d per agent)",
+			c.name, n, time.Since(start).Round(time.Second), len(h.GetEvents()), float64(len(h.GetEvents()))/float64(n), bytes, float64(bytes)/1e6, bytes/n)
+		if len(h.GetEvents()) > 51200*8/10 || bytes > 50<<20*8/10 {
+			t.Errorf("%s: the history is past 80%% of Temporal's limits", c.name)
+		}
 	}
 }
