@@ -19,6 +19,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
 	"go.uber.org/goleak"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -613,5 +614,17 @@ return total`, n)},
 		if len(h.GetEvents()) > 51200*8/10 || bytes > 50<<20*8/10 {
 			t.Errorf("%s: the history is past 80%% of Temporal's limits", c.name)
 		}
+		// A worker that takes the run over replays all of it in one
+		// workflow task, which must answer within its minute.
+		r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{DataConverter: wftemporal.NewDataConverter(cl.opts.Payloads)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wftemporal.RegisterReplay(r, wftemporal.Options{})
+		replayStart := time.Now()
+		if err := r.ReplayWorkflowHistory(discard{}, h); err != nil {
+			t.Fatalf("%s: replay: %v", c.name, err)
+		}
+		t.Logf("%s: the whole history replays in %s", c.name, time.Since(replayStart).Round(time.Millisecond))
 	}
 }
