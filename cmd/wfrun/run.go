@@ -50,6 +50,11 @@ func runCommand(args []string, e env) int {
 				return usageFail(e, "--%s does not apply to a run on Temporal, which the cluster's workers execute (and replay from its history); drop it or --temporal", name)
 			}
 		}
+		for _, name := range workerOnlyFlags {
+			if o.set[name] {
+				return usageFail(e, "--%s configures the providers, and on Temporal the workers run them: give it to wfrun worker (--provider still picks one of theirs)", name)
+			}
+		}
 		return runOnTemporal(in, o, e, events)
 	}
 

@@ -26,6 +26,12 @@ import (
 // module engine/temporal/server.
 const devServerBinary = "wfrun-temporal"
 
+// workerOnlyFlags configure what runs the agents or what workflow() finds:
+// on Temporal that is each worker's, so a run started with --temporal
+// refuses them rather than configure a provider nothing uses.
+var workerOnlyFlags = []string{"fake-rules", "base-url", "mcp-config", "command-spec", "acp-agent", "acp-config",
+	"transcripts", "prices", "model-map", "agents-dir", "workspace", "sandbox", "sandbox-network", "workflows-dir"}
+
 // temporalOptions are the Options of --task-queue and --payloads.
 func temporalOptions(o *options) wftemporal.Options {
 	opts := wftemporal.Options{TaskQueue: o.taskQueue}
@@ -46,7 +52,7 @@ func dialTemporal(o *options) (client.Client, error) {
 // workflow, a second exits at once.
 func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 	// The workers have the providers; this engine only checks the script.
-	eng, err := engine.New(engine.Config{FakeRules: in.fakeRules, Personas: in.personas, WorkflowsDir: in.workflowsDir})
+	eng, err := engine.New(engine.Config{})
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}

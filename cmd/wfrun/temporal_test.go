@@ -16,6 +16,7 @@ func TestTemporal_FlagsGoWithTheCommandsThatUseThem(t *testing.T) {
 		{[]string{"check", "testdata/hello.js", "--temporal", "127.0.0.1:1"}, "--temporal does not apply to check"},
 		{[]string{"testdata/hello.js", "--task-queue", "q"}, "--task-queue goes with --temporal"},
 		{[]string{"testdata/hello.js", "--temporal", "127.0.0.1:1", "--runs-dir", "x"}, "--runs-dir does not apply to a run on Temporal"},
+		{[]string{"testdata/hello.js", "--temporal", "127.0.0.1:1", "--fake-rules", "testdata/slow.rules.json"}, "give it to wfrun worker"},
 		{[]string{"runs", "--parent", "cli"}, "go with --temporal"},
 		{[]string{"temporal"}, "wfrun temporal dev"},
 	}

@@ -179,7 +179,9 @@ Temporal:
                          history (default ~/.wfrun/temporal-payloads); every worker
                          and client of a task queue must share it
   worker refuses --args, --meta, --request, --parent and --runs-dir: each run brings
-  its request; --events there writes the events of the runs it executes.
+  its request; --events there writes the events of the runs it executes. A run with
+  --temporal leaves the providers' flags (--fake-rules, --base-url, --workspace, …) to
+  the workers; --provider and --model still choose among theirs.
 
 MCP server and parent agent (docs/tool.md):
   --http ADDR            wfrun mcp: serve streamable HTTP on ADDR (127.0.0.1:8765)
