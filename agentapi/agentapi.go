@@ -19,7 +19,9 @@ type Request struct {
 
 	// Schema is the JSON Schema the answer must satisfy, or nil for a text
 	// answer. The run side has checked that it compiles and has an object root.
-	Schema json.RawMessage
+	// Its JSON form leaves it out when nil: a null would come back as a
+	// schema.
+	Schema json.RawMessage `json:",omitempty"`
 
 	Model     string        // "" = the provider's default (or the run's meta.model, already applied)
 	Effort    string        // "" = default; provider-defined levels such as low, medium, high
@@ -101,7 +103,7 @@ type Result struct {
 	// Output is the JSON answer of a completed schema call. The run side
 	// validates it against the request's schema again; a mismatch turns the
 	// child into a failure of kind invalid_output.
-	Output json.RawMessage
+	Output json.RawMessage `json:",omitempty"`
 
 	Failure FailureKind // set when Status is not completed
 	Error   string      // a sentence saying why the child did not complete

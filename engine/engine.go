@@ -306,7 +306,9 @@ func (e *Engine) start(ctx context.Context, req WorkflowStartRequest, plan start
 
 // execute runs r on its own goroutine (the run's loop goroutine) and
 // settles it; a durable run's store is finished first, so that its result
-// is on disk when Wait returns.
+// is on disk when Wait returns. Settling is a function of its own so that
+// its locals are not on the stack of a run that waits: ten thousand runs
+// waiting for their agents keep ten thousand of these stacks.
 func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config, iso Isolation, st *store) {
 	start := time.Now()
 	var out runtime.Outcome
@@ -315,19 +317,14 @@ func (e *Engine) execute(ctx context.Context, r *Run, cfg runtime.Config, iso Is
 	} else {
 		out = runtime.Run(ctx, cfg)
 	}
-	res := WorkflowResult{
-		RunID: r.id, Value: out.Value, StopReason: StopCompleted,
-		AgentsSpawned: out.AgentsSpawned, Agents: out.Agents, Usage: out.Usage, Worktrees: out.Worktrees,
-		Warnings: r.warnings,
-	}
-	if out.Err != nil {
-		res.setError(out.Err)
-	}
-	if res.Value == nil {
-		res.Value = nullJSON
-	}
-	res.DurationMs = time.Since(start).Milliseconds()
-	r.emit(Event{Type: EventRunEnd, RunID: r.id, Time: time.Now(), Result: res.summary()})
+	e.settleRun(r, &out, time.Since(start), st)
+}
+
+// settleRun emits run.end, finishes the store and settles r with the
+// outcome of its run. The run's loop goroutine, once the run is over.
+func (e *Engine) settleRun(r *Run, out *runtime.Outcome, d time.Duration, st *store) {
+	res := NewResult(r.id, *out, r.warnings, d)
+	r.emit(res.EndEvent(time.Now()))
 	if st != nil {
 		res.Warnings = append(res.Warnings, st.finish(res)...)
 	}

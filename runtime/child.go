@@ -91,7 +91,7 @@ func (r *run) startLocked(c *child) bool {
 	if r.stopping {
 		return false
 	}
-	c.startedAt = time.Now()
+	c.startedAt = r.sched.Now()
 	r.emitLocked(Event{Type: EventAgentStart, AgentID: c.req.AgentID, Seq: c.req.Seq,
 		Label: c.req.Label, Phase: c.req.Phase, Model: c.req.Model})
 	return true
@@ -103,7 +103,7 @@ func (r *run) startLocked(c *child) bool {
 // (runChildren).
 func (r *run) launch(c *child) {
 	r.goroutines.Add(1)
-	go r.runChildren(c)
+	r.sched.Go(func() { r.runChildren(c) })
 }
 
 // runChildren runs c, then each child that ending the previous one handed
@@ -127,7 +127,7 @@ func (r *run) drop(c *child) {
 	r.counts.Cancelled++
 	r.mu.Unlock()
 	c.enqueue(func(*sandbox.Runtime) error { return nil })
-	r.pending.Done()
+	r.childEnded()
 }
 
 // runChild is the host side of one started child, on a child goroutine
@@ -144,24 +144,24 @@ func (r *run) runChild(c *child) *child {
 	}
 	var cancel context.CancelFunc = func() {}
 	if c.req.Timeout > 0 {
-		ctx, cancel = context.WithTimeoutCause(ctx, c.req.Timeout, errChildTimeout)
+		ctx, cancel = r.sched.WithTimeout(ctx, c.req.Timeout, errChildTimeout)
 	}
 	// The watchdog ends the child for it if the provider does not return
 	// within CancelGrace of ctx being done.
-	var watchdog *time.Timer
-	stopWatch := context.AfterFunc(ctx, func() {
+	var stopDog func() bool
+	stopWatch := r.sched.AfterFunc(ctx, func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if !c.ended {
-			watchdog = time.AfterFunc(r.cfg.CancelGrace, func() { r.abandon(c, ctx) })
+			stopDog = r.sched.AfterTime(r.cfg.CancelGrace, func() { r.abandon(c, ctx) })
 		}
 	})
 
 	res, perr := r.callProvider(ctx, c.req)
 	stopWatch()
 	r.mu.Lock()
-	if watchdog != nil {
-		watchdog.Stop()
+	if stopDog != nil {
+		stopDog()
 	}
 	r.mu.Unlock()
 	cancel()
@@ -319,7 +319,7 @@ func (r *run) finish(c *child, o outcome) *child {
 	}
 	ev := Event{Type: EventAgentEnd, AgentID: c.req.AgentID, Seq: c.req.Seq, Label: c.req.Label,
 		Phase: c.req.Phase, Model: c.req.Model, Outcome: o.status, Note: o.note, Usage: ptr(o.usage),
-		DurationMs: ptr(time.Since(c.startedAt).Milliseconds()), Worktree: o.worktree}
+		DurationMs: ptr(r.sched.Now().Sub(c.startedAt).Milliseconds()), Worktree: o.worktree}
 	if o.status != agentapi.StatusCompleted {
 		ev.Failure, ev.Error = o.failure, o.err
 	}
@@ -332,7 +332,7 @@ func (r *run) finish(c *child, o outcome) *child {
 	} else {
 		c.enqueue(func(rt *sandbox.Runtime) error { return r.deliver(rt, c, o) })
 	}
-	r.pending.Done()
+	r.childEnded()
 	return next
 }
 

@@ -12,8 +12,17 @@
 // child, the cancellation watcher, timers. The host side never touches the
 // VM; it hands outcomes back through loop.register's enqueue function, and
 // the only VM call it makes is goja's Interrupt, which goja allows from any
-// goroutine. Keeping this boundary explicit is what lets the VM later live in
-// another process or be replayed by a durable scheduler.
+// goroutine. Keeping this boundary explicit is what lets the VM live in
+// another process (runtime/isolate) or be replayed by a durable scheduler.
+//
+// # Schedulers
+//
+// The host side's goroutines, the loop's wait, the timers and the clock
+// all go through Config.Scheduler (scheduler.go): Go's own by default, a
+// Temporal workflow's coroutines, conditions and timers in engine/temporal.
+// Nothing else in the run starts a goroutine, blocks on a channel or reads
+// the clock, except the heap watchdog and the busy limit (memory.go), which
+// bound the process's real memory and time and can only end a run.
 //
 // # Fatal versus per-item
 //

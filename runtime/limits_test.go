@@ -47,6 +47,11 @@ func TestTimeout_WhileWaitingForChildren(t *testing.T) {
 	}
 }
 
+func TestMaxBusy_AScriptThatComputesPastItEndsWithResourceLimit(t *testing.T) {
+	out, _ := runScript(t, `await agent('x'); while (true) {}`, func(c *Config) { c.MaxBusy = 100 * time.Millisecond })
+	wantCode(t, out, wferr.ResourceLimit, "without awaiting an agent")
+}
+
 func TestRecursion_RunawayRecursionEndsWithAnError(t *testing.T) {
 	out, _ := runScript(t, `function f(n) { return f(n + 1) + 1 }; try { f(0) } catch (e) { return 'caught' }`)
 	wantCode(t, out, wferr.ResourceLimit, "stack")

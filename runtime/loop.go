@@ -28,7 +28,9 @@ import (
 // called exactly once, from any goroutine, with the callback that hands the
 // outcome back to JavaScript.
 type loop struct {
-	rt *sandbox.Runtime // handed to every callback; loop goroutine only
+	rt    *sandbox.Runtime // handed to every callback; loop goroutine only
+	sched Scheduler        // the loop waits for host work through it
+	ready func() bool      // hasWork, bound once: Wait gets it on every wait
 
 	mu          sync.Mutex
 	queue       []callback
@@ -49,8 +51,20 @@ type loop struct {
 // callback is work for the loop goroutine. It gets the run's VM.
 type callback func(rt *sandbox.Runtime) error
 
-func newLoop(rt *sandbox.Runtime) *loop {
-	return &loop{rt: rt, wake: make(chan struct{}, 1)}
+func newLoop(rt *sandbox.Runtime, sched Scheduler) *loop {
+	l := &loop{rt: rt, sched: sched, wake: make(chan struct{}, 1)}
+	l.ready = l.hasWork
+	return l
+}
+
+// hasWork reports whether run has something to do besides waiting: a
+// callback queued, a stop, or nothing outstanding (idle). It is the
+// condition the loop waits on; the default scheduler waits for a nudge
+// instead, which comes whenever it may have turned true.
+func (l *loop) hasWork() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.queue) > 0 || l.stopped || l.outstanding == 0
 }
 
 // register records one piece of outstanding host work and returns the
@@ -127,7 +141,7 @@ func (l *loop) run(first callback) error {
 		}
 		if len(batch) == 0 {
 			l.setBusy(false)
-			<-l.wake
+			l.sched.Wait(l.ready, l.wake)
 			l.setBusy(true)
 			continue
 		}

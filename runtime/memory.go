@@ -26,6 +26,11 @@ import (
 // run's caps instead. Several runs busy at the same moment share the growth
 // they cause together. Process isolation (a VM in a child process with an
 // OS memory limit) is exact; this is the in-process approximation.
+//
+// With Config.MaxBusy the same ticks also bound how long one busy stretch
+// may last: a scheduler whose loop must answer in time (a Temporal
+// workflow task) stops a script that computes past it. Both limits read
+// the process, not the run's clock; they end a run rather than steer it.
 
 // watchInterval is how often a busy run's heap growth is sampled.
 const watchInterval = 10 * time.Millisecond
@@ -36,18 +41,20 @@ const heapMetric = "/memory/classes/heap/objects:bytes"
 // heapWatch watches one run. start and stop are called on the loop
 // goroutine; tick runs on the timer's goroutine.
 type heapWatch struct {
-	r      *run
-	budget uint64
+	r       *run
+	budget  uint64
+	maxBusy time.Duration // 0: busy stretches may be as long as they like
 
 	mu     sync.Mutex
 	timer  *time.Timer // created on the first start
 	busy   bool
-	base   uint64 // the heap when this busy stretch was first sampled; 0: not yet
+	base   uint64    // the heap when this busy stretch was first sampled; 0: not yet
+	since  time.Time // when this busy stretch began (with maxBusy only)
 	sample [1]metrics.Sample
 }
 
-func newHeapWatch(r *run, budget int64) *heapWatch {
-	w := &heapWatch{r: r, budget: uint64(budget)}
+func newHeapWatch(r *run, budget int64, maxBusy time.Duration) *heapWatch {
+	w := &heapWatch{r: r, budget: uint64(budget), maxBusy: maxBusy}
 	w.sample[0].Name = heapMetric
 	return w
 }
@@ -57,6 +64,9 @@ func (w *heapWatch) start() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.busy, w.base = true, 0
+	if w.maxBusy > 0 {
+		w.since = time.Now() // the wall clock on purpose: this bounds real time on a worker
+	}
 	if w.timer == nil {
 		w.timer = time.AfterFunc(watchInterval, w.tick)
 		return
@@ -92,7 +102,18 @@ func (w *heapWatch) tick() {
 		w.base = h
 	}
 	over := h-w.base > w.budget
+	busyFor := time.Duration(0)
+	if w.maxBusy > 0 {
+		busyFor = time.Since(w.since)
+	}
 	w.mu.Unlock()
+
+	if busyFor > w.maxBusy {
+		w.r.fail(wferr.New(wferr.ResourceLimit,
+			"the script ran for %s without awaiting an agent; this run allows %s at a stretch, because its scheduler must hear back from the script in time: hand heavy computation to an agent, or work on less data per step",
+			busyFor.Round(time.Millisecond), w.maxBusy))
+		return
+	}
 
 	if over {
 		// Garbage must not count: measure the live heap.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/sandbox"
@@ -73,7 +72,7 @@ func (p *replayer) take(r *run, c *child) bool {
 	}
 	r.mu.Lock()
 	r.counts.Replayed++
-	now := time.Now()
+	now := r.sched.Now()
 	r.emitLocked(Event{Type: EventAgentStart, Time: now, AgentID: c.req.AgentID, Seq: c.req.Seq,
 		Label: c.req.Label, Phase: c.req.Phase, Model: c.req.Model, Replayed: true})
 	r.emitLocked(Event{Type: EventAgentEnd, Time: now, AgentID: c.req.AgentID, Seq: c.req.Seq,

@@ -51,6 +51,12 @@ type Config struct {
 	// run whose script grows the heap past it while running without a
 	// pause. 0 means sandbox.DefaultMaxMemory.
 	MaxMemory int64
+	// MaxBusy, if set, is the longest the script may run without a pause
+	// (without awaiting a child): past it the run ends with RESOURCE_LIMIT.
+	// A scheduler whose loop must answer in time sets it (a Temporal
+	// workflow task that does not finish is taken from its worker); 0, the
+	// in-process default, means no limit beyond the run's deadline.
+	MaxBusy time.Duration
 
 	// Emit receives the run's events (never run.start or run.end: the
 	// engine emits those). It is called from several goroutines, one call at
@@ -76,6 +82,11 @@ type Config struct {
 	// finished (Journal.Prior) are replayed instead of run (journal.go,
 	// replay.go). nil: nothing is written and nothing replayed.
 	Journal Journal
+
+	// Scheduler runs the host side: children's work, the loop's waiting,
+	// the clock and the timers (scheduler.go). nil: goroutines, channels
+	// and the process clock. engine/temporal gives a Temporal workflow's.
+	Scheduler Scheduler
 }
 
 // Counts tallies how children ended.
@@ -116,6 +127,7 @@ type Outcome struct {
 // loop goroutine; fields under mu are shared with child goroutines.
 type run struct {
 	cfg   Config
+	sched Scheduler        // cfg.Scheduler, or Go's
 	rt    *sandbox.Runtime // loop
 	vm    *goja.Runtime    // loop (Interrupt: any goroutine)
 	loop  *loop
@@ -137,7 +149,10 @@ type run struct {
 	installed map[string]bool
 	logFn     goja.Value
 
-	pending sync.WaitGroup // children not yet ended (logically)
+	// Children not yet ended (logically). shutdown waits, through the
+	// scheduler, until it is zero; the loop's wake channel carries the
+	// nudge, since the loop no longer waits on it by then.
+	pending atomic.Int64
 
 	// Child goroutines still running, and the channel closed when the last
 	// of them returns after the run has ended (see Outcome.Drained).
@@ -173,6 +188,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	cfg = WithDefaults(cfg)
 	r := &run{
 		cfg:     cfg,
+		sched:   cfg.Scheduler,
 		schemas: make(map[string]*schema.Schema),
 		drained: make(chan struct{}),
 	}
@@ -185,7 +201,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	defer cancel(nil)
 	if cfg.Timeout > 0 {
 		var cancelT context.CancelFunc
-		ctx, cancelT = context.WithTimeoutCause(ctx, cfg.Timeout,
+		ctx, cancelT = r.sched.WithTimeout(ctx, cfg.Timeout,
 			wferr.New(wferr.Timeout, "the run passed its deadline of %s; raise the timeout or do less per run", cfg.Timeout))
 		defer cancelT()
 	}
@@ -197,8 +213,8 @@ func Run(ctx context.Context, cfg Config) Outcome {
 
 	r.rt = sandbox.New(cfg.Sandbox)
 	r.vm = r.rt.VM
-	r.loop = newLoop(r.rt)
-	r.watch = newHeapWatch(r, cfg.MaxMemory)
+	r.loop = newLoop(r.rt, r.sched)
+	r.watch = newHeapWatch(r, cfg.MaxMemory, cfg.MaxBusy)
 	defer r.watch.close()
 	r.loop.busy = func(b bool) {
 		if b {
@@ -207,7 +223,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 			r.watch.stop()
 		}
 	}
-	stopWatch := context.AfterFunc(ctx, func() { r.fail(causeError(ctx)) })
+	stopWatch := r.sched.AfterFunc(ctx, func() { r.fail(causeError(ctx)) })
 
 	err := r.drive(ctx)
 	// Settling runs script code too (toJSON, getters, a thrown object's
@@ -258,6 +274,9 @@ func WithDefaults(cfg Config) Config {
 	cfg.Sandbox.MaxMemory = cfg.MaxMemory
 	if cfg.Emit == nil {
 		cfg.Emit = func(Event) {}
+	}
+	if cfg.Scheduler == nil {
+		cfg.Scheduler = goScheduler{}
 	}
 	return cfg
 }
@@ -457,14 +476,28 @@ func (r *run) shutdown() {
 	for _, c := range waiting {
 		r.drop(c)
 	}
-	r.pending.Wait()
+	for r.pending.Load() > 0 {
+		r.sched.Wait(r.noneLeft, r.loop.wake)
+	}
+}
+
+// noneLeft reports whether every child has ended (shutdown's condition).
+func (r *run) noneLeft() bool { return r.pending.Load() == 0 }
+
+// childEnded counts a child as ended, nudging shutdown when it was the
+// last one (after the count, so that shutdown cannot miss it). Where
+// finish and drop run.
+func (r *run) childEnded() {
+	if r.pending.Add(-1) == 0 {
+		r.loop.nudge()
+	}
 }
 
 // emit sends an event; the caller holds r.mu, which orders events.
 func (r *run) emitLocked(ev Event) {
 	ev.RunID = r.cfg.RunID
 	if ev.Time.IsZero() {
-		ev.Time = time.Now()
+		ev.Time = r.sched.Now()
 	}
 	defer func() { _ = recover() }() // a panicking sink must not take the run down
 	r.cfg.Emit(ev)

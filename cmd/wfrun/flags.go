@@ -48,6 +48,9 @@ type options struct {
 	runsDir   string
 	maxRounds string
 
+	// Runs on Temporal: the frontend, namespace, task queue, payload store.
+	temporal, namespace, taskQueue, payloads string
+
 	help, version bool
 
 	// set holds the names of the flags given explicitly.
@@ -74,6 +77,7 @@ const (
 	cmdContinue         // wfrun continue RUNID
 	cmdRalph            // wfrun ralph "OBJECTIVE"
 	cmdUI               // wfrun ui
+	cmdWorker           // wfrun worker --temporal HOST:PORT
 )
 
 // String is the command's name in messages.
@@ -95,6 +99,8 @@ func (c command) String() string {
 		return "ralph"
 	case cmdUI:
 		return "ui"
+	case cmdWorker:
+		return "worker"
 	}
 	return "a script run"
 }
@@ -127,9 +133,16 @@ func refusal(cmd command, name string) string {
 		if cmd != cmdAgent {
 			return fmt.Sprintf("--print-script belongs to wfrun agent, not to %s; drop it", cmd)
 		}
+	case "temporal", "namespace", "task-queue", "payloads":
+		if cmd != cmdRun && cmd != cmdMCP && cmd != cmdWorker {
+			return fmt.Sprintf("--%s does not apply to %s: runs on Temporal are started by wfrun SCRIPT.js and wfrun mcp and served by wfrun worker; drop it", name, cmd)
+		}
 	case "args", "meta", "request", "parent":
 		if cmd == cmdUI {
 			return fmt.Sprintf("--%s does not apply to ui, which runs no script of its own: its retries and continues take the run's saved request; drop it", name)
+		}
+		if cmd == cmdWorker {
+			return fmt.Sprintf("--%s does not apply to worker: every run brings its own request; drop it", name)
 		}
 		if cmd == cmdMCP || cmd == cmdAgent {
 			return fmt.Sprintf("--%s does not apply to %s: the model writes each script and passes its own meta and args; drop it", name, cmd)
@@ -141,6 +154,9 @@ func refusal(cmd command, name string) string {
 			return fmt.Sprintf("--%s does not apply to %s: the run's folder holds its request (the limit and provider flags override it); drop it", name, cmd)
 		}
 	case "runs-dir":
+		if cmd == cmdWorker {
+			return "--runs-dir does not apply to worker: a run on Temporal lives in the cluster's history, not in a runs folder; drop it"
+		}
 		if cmd == cmdCheck {
 			return "--runs-dir does not apply to check, which runs nothing and keeps no run; drop it"
 		}
@@ -197,6 +213,10 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.uiAddr, "addr")
 	str(&o.runsDir, "runs-dir")
 	str(&o.maxRounds, "max-rounds")
+	str(&o.temporal, "temporal")
+	str(&o.namespace, "namespace")
+	str(&o.taskQueue, "task-queue")
+	str(&o.payloads, "payloads")
 	if refusal(cmd, "print-script") == "" {
 		fs.BoolVar(&o.printScript, "print-script", false, "")
 	}
@@ -286,9 +306,16 @@ func (o *options) validate() error {
 	}
 	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
 		"base-url", "mcp-config", "command-spec", "acp-config", "transcripts", "prices", "model-map", "workspace", "sandbox", "http", "auth-token",
-		"otlp-endpoint", "runs-dir", "addr"} {
+		"otlp-endpoint", "runs-dir", "addr", "temporal", "namespace", "task-queue", "payloads"} {
 		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
+		}
+	}
+	if o.temporal == "" {
+		for _, name := range []string{"namespace", "task-queue", "payloads"} {
+			if o.set[name] {
+				return fmt.Errorf("--%s goes with --temporal HOST:PORT, which names the Temporal server; add it or drop --%s", name, name)
+			}
 		}
 	}
 	for _, d := range o.agentsDirs {
@@ -348,6 +375,14 @@ func (o *options) value(name string) string {
 		return o.otlpEndpoint
 	case "runs-dir":
 		return o.runsDir
+	case "temporal":
+		return o.temporal
+	case "namespace":
+		return o.namespace
+	case "task-queue":
+		return o.taskQueue
+	case "payloads":
+		return o.payloads
 	}
 	return ""
 }

@@ -78,6 +78,10 @@ func runMain(args []string, e env) int {
 			return ralphCommand(args[1:], e)
 		case "ui":
 			return uiCommand(args[1:], e)
+		case "worker":
+			return workerCommand(args[1:], e)
+		case "temporal":
+			return temporalCommand(args[1:], e)
 		}
 	}
 	return runCommand(args, e)

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wfrun/wfrun/engine/mcpserver"
+	wftemporal "github.com/wfrun/wfrun/engine/temporal"
 )
 
 // mcpOwner owns the runs of wfrun mcp on stdio.
@@ -74,6 +75,17 @@ func mcpCommand(args []string, e env) int {
 		// One session per process: a fixed owner lets the next process
 		// (the client restarted the server) see and resume the runs.
 		opts.Owner = mcpOwner
+	}
+	if o.temporal != "" {
+		// The workflow tool's runs go to Temporal's workers; this engine
+		// checks them first and runs the other tools.
+		c, err := dialTemporal(o)
+		if err != nil {
+			notice(e, "%v", err)
+			return exitFailed
+		}
+		defer c.Close()
+		opts.Remote = wftemporal.NewClient(c, eng, temporalOptions(o)).Execute
 	}
 	srv := mcpserver.New(eng, opts)
 

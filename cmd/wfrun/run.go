@@ -44,6 +44,20 @@ func runCommand(args []string, e env) int {
 	}
 	defer closeEvents()
 
+	if o.temporal != "" {
+		for _, name := range []string{"runs-dir", "otlp-endpoint", "isolate"} {
+			if o.set[name] {
+				return usageFail(e, "--%s does not apply to a run on Temporal, which the cluster's workers execute (and replay from its history); drop it or --temporal", name)
+			}
+		}
+		for _, name := range workerOnlyFlags {
+			if o.set[name] {
+				return usageFail(e, "--%s configures the providers, and on Temporal the workers run them: give it to wfrun worker (--provider still picks one of theirs)", name)
+			}
+		}
+		return runOnTemporal(in, o, e, events)
+	}
+
 	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)

@@ -23,6 +23,9 @@ type ledgerFlags struct {
 	status, name string // runs
 	reason       string // stop
 	positional   []string
+
+	// runs --temporal: list the runs of a Temporal namespace instead.
+	temporal, namespace, parent string
 }
 
 // parseLedgerFlags parses args for the ledger command name; which says
@@ -44,6 +47,10 @@ func parseLedgerFlags(name string, args []string, which ...string) (*ledgerFlags
 			fs.StringVar(&f.name, "name", "", "")
 		case "reason":
 			fs.StringVar(&f.reason, "reason", "", "")
+		case "temporal":
+			fs.StringVar(&f.temporal, "temporal", "", "")
+			fs.StringVar(&f.namespace, "namespace", "", "")
+			fs.StringVar(&f.parent, "parent", "", "")
 		}
 	}
 	for {
@@ -77,7 +84,7 @@ func openLedgerEngine(f *ledgerFlags, e env) (*engine.Engine, error) {
 // runsCommand is `wfrun runs [--status S] [--name NAME] [--json]`: the
 // runs of the ledger, newest first.
 func runsCommand(args []string, e env) int {
-	f, err := parseLedgerFlags("runs", args, "json", "status", "name")
+	f, err := parseLedgerFlags("runs", args, "json", "status", "name", "temporal")
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
@@ -85,7 +92,16 @@ func runsCommand(args []string, e env) int {
 		return help(e)
 	}
 	if len(f.positional) > 0 {
-		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir); got %q", f.positional[0])
+		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir, --temporal); got %q", f.positional[0])
+	}
+	if f.temporal != "" {
+		if f.runsDir != "" {
+			return usageFail(e, "--runs-dir and --temporal list different runs (this machine's runs folder, a Temporal namespace); give one of them")
+		}
+		return runsOnTemporal(f, e)
+	}
+	if f.namespace != "" || f.parent != "" {
+		return usageFail(e, "--namespace and --parent go with --temporal HOST:PORT; add it or drop them")
 	}
 	status := ledger.RunStatus(f.status)
 	if f.status != "" && !status.Valid() {

@@ -46,6 +46,21 @@ Durable runs (docs/durability.md):
                                   run's timeline and agents, live, and the verbs as
                                   buttons (docs/ui.md; default 127.0.0.1:7777)
 
+Runs on Temporal (docs/scale-out.md):
+  wfrun temporal dev [--port N] [--db FILE]
+                                  a Temporal server on this machine (runs the
+                                  wfrun-temporal program, built from engine/temporal/server)
+  wfrun worker --temporal HOST:PORT [--task-queue Q] [flags]
+                                  run workflows and their agents for the task queue, with
+                                  the provider flags below, until Ctrl-C
+  wfrun SCRIPT.js --temporal HOST:PORT [flags]
+                                  run the script on Temporal: submitted, followed, and
+                                  printed as the same result JSON
+  wfrun mcp --temporal HOST:PORT [flags]
+                                  the MCP server, its workflow tool's runs on Temporal
+  wfrun runs --temporal HOST:PORT [--parent P] [--status S] [--name NAME] [--json]
+                                  the runs of the namespace, by their search attributes
+
   wfrun --help | --version
 
 Flags may come before or after SCRIPT.js. SCRIPT.js may be - to read the
@@ -163,6 +178,20 @@ Runs folder:
                          Its retry and continue buttons run the run in wfrun ui's
                          process, with the provider and limit flags it was given
 
+Temporal:
+  --temporal HOST:PORT   the frontend of the Temporal server (wfrun temporal dev:
+                         127.0.0.1:7233)
+  --namespace NAME       the Temporal namespace (default "default")
+  --task-queue NAME      where runs and their agents are queued (default "wfrun");
+                         a client and its workers must name the same one
+  --payloads DIR         where payloads over 4 KiB are kept, a reference in the
+                         history (default ~/.wfrun/temporal-payloads); every worker
+                         and client of a task queue must share it
+  worker refuses --args, --meta, --request, --parent and --runs-dir: each run brings
+  its request; --events there writes the events of the runs it executes. A run with
+  --temporal leaves the providers' flags (--fake-rules, --base-url, --workspace, …) to
+  the workers; --provider and --model still choose among theirs.
+
 MCP server and parent agent (docs/tool.md):
   --http ADDR            wfrun mcp: serve streamable HTTP on ADDR (127.0.0.1:8765)
                          instead of stdio; any address but loopback needs a token
@@ -203,6 +232,9 @@ Examples:
   wfrun ui --addr 127.0.0.1:7777
   wfrun resume wf_3f2a9c0d1e4b5a67 --budget-tokens 400000
   wfrun ralph "Make go test ./... pass" --max-rounds 20 --workspace ~/src/app
+  wfrun temporal dev --port 7233 --db .wfrun/temporal.db
+  wfrun worker --temporal 127.0.0.1:7233 --provider openai
+  wfrun research.js --temporal 127.0.0.1:7233 --args '{"topic":"vector databases"}'
 `
 
 // shortUsage is printed when wfrun is run without arguments.
@@ -216,6 +248,7 @@ const shortUsage = `usage: wfrun SCRIPT.js [flags]
        wfrun resume | retry | continue RUNID [flags]
        wfrun runs [--status S] [--name NAME] [--json]
        wfrun show RUNID [--json] | stop RUNID | note RUNID TEXT
+       wfrun temporal dev | worker --temporal HOST:PORT [flags]
 Run 'wfrun --help' for the flags, examples and exit codes.
 `
 

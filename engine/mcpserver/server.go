@@ -42,6 +42,9 @@ type Options struct {
 	// tool.Options.Subagents), the resources wfrun://subagents/<childId>,
 	// and the notifications of their reports (subagents.go).
 	Subagents *subagent.Manager
+	// Remote, if set, runs the workflow tool's runs elsewhere (see
+	// tool.Options.Remote): wfrun mcp --temporal runs them on Temporal.
+	Remote func(ctx context.Context, req engine.WorkflowStartRequest, onEvent func(engine.Event)) (engine.WorkflowResult, error)
 }
 
 // Server is an MCP server of wfrun's tools for one engine. It is safe for
@@ -132,7 +135,7 @@ func (s *Server) Wait() { s.ended.Wait() }
 
 func (s *Server) toolOptions(owner string) tool.Options {
 	return tool.Options{Owner: owner, Personas: s.opts.Personas, MaxResultChars: s.opts.MaxResultChars, OnEvent: s.opts.OnEvent,
-		Subagents: s.opts.Subagents}
+		Subagents: s.opts.Subagents, Remote: s.opts.Remote}
 }
 
 // set returns the session's tools, creating them (and the session's owner)

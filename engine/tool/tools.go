@@ -54,6 +54,14 @@ type Options struct {
 	// Subagents, if set, adds the continuable sub-agent tools
 	// (SubagentNames), whose children belong to Owner.
 	Subagents *subagent.Manager
+	// Remote, if set, runs the workflow tool's runs somewhere else than in
+	// the engine — on a Temporal cluster (engine/temporal's Client.Execute)
+	// — and returns their results: a failed pre-check as an error, a run
+	// as its result. It must hand onEvent the run's events as they come and
+	// cancel the run when ctx is done. Background runs and resumeFromRunId
+	// need a run this engine holds, and are refused with a sentence; the
+	// other tools keep using the engine.
+	Remote func(ctx context.Context, req engine.WorkflowStartRequest, onEvent func(engine.Event)) (engine.WorkflowResult, error)
 }
 
 // Definition is what a model is shown of one tool.

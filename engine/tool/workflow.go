@@ -28,6 +28,10 @@ func (s *Set) workflow(ctx context.Context, input json.RawMessage, progress func
 		MaxTotalAgents: in.MaxTotalAgents, BudgetTokens: in.BudgetTokens, TimeoutMs: in.TimeoutMs,
 		Background: in.Background, ResumeFromRunId: in.ResumeFromRunId,
 	}
+	how := rendering{script: in.Script}
+	if s.opts.Remote != nil {
+		return s.remote(ctx, req, in, how, progress)
+	}
 	if in.ResumeFromRunId != "" {
 		if _, ok := s.eng.Info(s.opts.Owner, in.ResumeFromRunId); !ok {
 			return s.unknownRun(in.ResumeFromRunId) // another owner's run is not there to resume
@@ -36,7 +40,6 @@ func (s *Set) workflow(ctx context.Context, input json.RawMessage, progress func
 	if s.opts.BeforeRun != nil {
 		s.opts.BeforeRun(req)
 	}
-	how := rendering{script: in.Script}
 	if in.Background {
 		// The run outlives the call: only workflow_cancel or the engine's
 		// Close end it.
@@ -64,4 +67,29 @@ func (s *Set) workflow(ctx context.Context, input json.RawMessage, progress func
 	s.track(run)
 	how.name = run.Meta().Name
 	return s.renderResult(run.Wait(), how)
+}
+
+// remote runs the workflow call through Options.Remote, in the
+// foreground: a background run or a resume would need a run this engine
+// holds, which a remote run is not.
+func (s *Set) remote(ctx context.Context, req engine.WorkflowStartRequest, in WorkflowInput, how rendering, progress func(Progress)) Result {
+	if in.Background || in.ResumeFromRunId != "" {
+		field := "background"
+		if in.ResumeFromRunId != "" {
+			field = "resumeFromRunId"
+		}
+		return Result{IsError: true, Text: fmt.Sprintf("%s is not available here: this server runs workflows on a Temporal cluster, where a run is waited for in the call that starts it and replays from the cluster's history by itself; call workflow without %s", field, field)}
+	}
+	if s.opts.BeforeRun != nil {
+		s.opts.BeforeRun(req)
+	}
+	res, err := s.opts.Remote(ctx, req, s.sink(newTracker(progress)))
+	if err != nil {
+		how.precheck = true
+		return s.renderResult(engine.FailedResult("", err), how)
+	}
+	if c := s.eng.Check(req); c.Meta != nil { // the name the result's text shows (the script is compiled, and cached)
+		how.name = c.Meta.Name
+	}
+	return s.renderResult(res, how)
 }

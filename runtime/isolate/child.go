@@ -64,6 +64,7 @@ func childMain(in io.Reader, out io.Writer, stderr io.Writer) int {
 		Concurrency: st.Concurrency, MaxAgents: st.MaxAgents, MaxItems: st.MaxItems,
 		Timeout: st.Timeout, AgentTimeout: st.AgentTimeout, BudgetTokens: st.BudgetTokens,
 		CancelGrace: st.CancelGrace, MaxResultBytes: st.MaxResultBytes, MaxMemory: st.MaxMemory,
+		MaxBusy: st.MaxBusy,
 		Sandbox: sandbox.Options{MaxCallStackSize: st.MaxCallStackSize, RegexpTimeout: st.RegexpTimeout},
 		Emit: func(ev runtime.Event) {
 			_ = w.send(message{Type: msgEvent, Event: &ev})

@@ -213,6 +213,7 @@ func (p *parent) startMsg() *startMsg {
 		Timeout: c.Timeout, AgentTimeout: c.AgentTimeout, BudgetTokens: c.BudgetTokens,
 		CancelGrace: c.CancelGrace, MaxResultBytes: c.MaxResultBytes, MaxMemory: c.MaxMemory,
 		MaxCallStackSize: c.Sandbox.MaxCallStackSize, RegexpTimeout: c.Sandbox.RegexpTimeout,
+		MaxBusy: c.MaxBusy,
 	}
 }
 

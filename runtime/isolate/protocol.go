@@ -85,6 +85,7 @@ type startMsg struct {
 	MaxMemory                        int64
 	MaxCallStackSize                 int
 	RegexpTimeout                    time.Duration
+	MaxBusy                          time.Duration
 }
 
 // scriptMsg is a script as source: the child parses it itself.

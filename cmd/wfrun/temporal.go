@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/wfrun/wfrun/engine"
+	wftemporal "github.com/wfrun/wfrun/engine/temporal"
+)
+
+// The commands and flags of runs on Temporal (docs/scale-out.md): wfrun
+// worker serves a task queue, --temporal sends wfrun SCRIPT.js and wfrun
+// mcp's workflow tool there, wfrun runs --temporal lists its runs, and
+// wfrun temporal dev starts the dev server binary.
+
+// devServerBinary is the dev server's program, built from the nested
+// module engine/temporal/server.
+const devServerBinary = "wfrun-temporal"
+
+// workerOnlyFlags configure what runs the agents or what workflow() finds:
+// on Temporal that is each worker's, so a run started with --temporal
+// refuses them rather than configure a provider nothing uses.
+var workerOnlyFlags = []string{"fake-rules", "base-url", "mcp-config", "command-spec", "acp-agent", "acp-config",
+	"transcripts", "prices", "model-map", "agents-dir", "workspace", "sandbox", "sandbox-network", "workflows-dir"}
+
+// temporalOptions are the Options of --task-queue and --payloads.
+func temporalOptions(o *options) wftemporal.Options {
+	opts := wftemporal.Options{TaskQueue: o.taskQueue}
+	if o.payloads != "" {
+		opts.Payloads = wftemporal.DirStore{Dir: o.payloads}
+	}
+	return opts
+}
+
+// dialTemporal connects to --temporal in --namespace.
+func dialTemporal(o *options) (client.Client, error) {
+	return wftemporal.Dial(o.temporal, o.namespace, temporalOptions(o))
+}
+
+// runOnTemporal is `wfrun SCRIPT.js --temporal HOST:PORT`: the run is
+// checked here, started as a workflow, followed through its events and
+// printed as the same WorkflowResult; the first signal cancels the
+// workflow, a second exits at once.
+func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
+	// The workers have the providers; this engine only checks the script.
+	eng, err := engine.New(engine.Config{})
+	if err != nil {
+		return printJSON(e, engine.FailedResult("", err), exitFailed)
+	}
+	defer closeEngine(eng)
+	c, err := dialTemporal(o)
+	if err != nil {
+		return printJSON(e, engine.FailedResult("", precheck(engine.CodeInvalidRequest, "%v", err)), exitFailed)
+	}
+	defer c.Close()
+	prepareRequest(eng, in, e)
+	run, err := wftemporal.NewClient(c, eng, temporalOptions(o)).Start(context.Background(), in.req)
+	if err != nil {
+		return printJSON(e, engine.FailedResult("", err), exitFailed)
+	}
+
+	var prog *progress
+	if isTerminal(e.stderr) && (s == nil || !s.toStderr) {
+		prog = startProgress(e.stderr)
+	}
+	stopProgress := func() {
+		if prog != nil {
+			prog.stop()
+			prog = nil
+		}
+	}
+	defer stopProgress()
+	onEvent := func(ev engine.Event) {
+		if s != nil {
+			s.log.record(ev)
+		}
+		if prog != nil {
+			prog.record(ev)
+		}
+	}
+	type settled struct {
+		res engine.WorkflowResult
+		err error
+	}
+	done := make(chan settled, 1)
+	go func() {
+		res, err := run.Wait(context.Background(), onEvent)
+		done <- settled{res, err}
+	}()
+	interrupted := false
+	for {
+		select {
+		case st := <-done:
+			stopProgress()
+			res := st.res
+			if st.err != nil {
+				res = engine.FailedResult(run.ID(), st.err)
+			}
+			return printJSON(e, res, exitStatus(res, interrupted))
+		case sig := <-e.signals:
+			if interrupted {
+				stopProgress()
+				notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", signalName(sig))
+				return exitInterrupted
+			}
+			interrupted = true
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if err := run.Cancel(ctx); err != nil {
+				notice(e, "%v", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// workerCommand is `wfrun worker --temporal HOST:PORT [--task-queue Q]
+// [provider flags]`: it runs wfrun workflows and their agents for the task
+// queue until a signal comes, then stops (its agents in flight are run
+// again by another worker).
+func workerCommand(args []string, e env) int {
+	o, err := parseFlags(cmdWorker, args)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	if o.help {
+		return help(e)
+	}
+	if len(o.positional) > 0 {
+		return usageFail(e, "worker takes no script (runs bring theirs); got %q", o.positional[0])
+	}
+	if o.temporal == "" {
+		return usageFail(e, "worker needs --temporal HOST:PORT, the frontend of a Temporal server (wfrun temporal dev starts one on this machine)")
+	}
+	in, err := loadToolInvocation(o, e)
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return usageFail(e, "%s", ue.msg)
+		}
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	events, closeEvents, err := openEvents(o.events, e)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	defer closeEvents()
+	eng, closeProviders, err := newEngine(in, e, nil, !in.explicitProvider, true)
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	defer closeProviders()
+	defer closeEngine(eng)
+	c, err := dialTemporal(o)
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	err = wftemporal.EnsureSearchAttributes(ctx, c, o.namespace)
+	cancel()
+	if err != nil {
+		notice(e, "%v; runs will not start until the namespace has them", err)
+	}
+	opts := temporalOptions(o)
+	if events != nil {
+		opts.Events = events.log.record
+	}
+	w := wftemporal.NewWorker(c, eng, opts)
+	if err := w.Start(); err != nil {
+		notice(e, "the worker did not start: %v", err)
+		return exitFailed
+	}
+	queue := opts.TaskQueue
+	if queue == "" {
+		queue = wftemporal.DefaultTaskQueue
+	}
+	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", queue, o.temporal, strings.Join(eng.Providers(), ", "))
+	sig := <-e.signals
+	notice(e, "%s: stopping the worker (its agents in flight go to another worker)", signalName(sig))
+	w.Stop()
+	return exitCompleted
+}
+
+// runsOnTemporal is `wfrun runs --temporal HOST:PORT [--parent P]`.
+func runsOnTemporal(f *ledgerFlags, e env) int {
+	c, err := wftemporal.Dial(f.temporal, f.namespace, wftemporal.Options{})
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	defer c.Close()
+	eng, err := engine.New(engine.Config{})
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	defer closeEngine(eng)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	runs, err := wftemporal.NewClient(c, eng, wftemporal.Options{}).Runs(ctx, f.parent, 100)
+	if err != nil {
+		notice(e, "%v", err)
+		return exitFailed
+	}
+	if f.status != "" || f.name != "" {
+		kept := runs[:0]
+		for _, r := range runs {
+			if (f.status == "" || r.Status == f.status) && (f.name == "" || r.Name == f.name) {
+				kept = append(kept, r)
+			}
+		}
+		runs = kept
+	}
+	if f.asJSON {
+		return printJSON(e, struct {
+			Runs []wftemporal.RunInfo `json:"runs"`
+		}{runs}, exitCompleted)
+	}
+	if len(runs) == 0 {
+		fmt.Fprintln(e.stdout, "No runs.")
+		return exitCompleted
+	}
+	now := time.Now()
+	for _, r := range runs {
+		fmt.Fprintf(e.stdout, "%s  %-24s  %-9s  %-12s  %s\n", r.RunID, r.Name, r.Status, r.Parent, age(now.Sub(r.Start)))
+	}
+	return exitCompleted
+}
+
+// temporalCommand is `wfrun temporal dev [flags]`: it runs the dev server
+// binary, found beside wfrun or on PATH, in wfrun's place.
+func temporalCommand(args []string, e env) int {
+	if len(args) == 0 || args[0] != "dev" {
+		return usageFail(e, "temporal takes one subcommand: wfrun temporal dev [--port N] [--db FILE]")
+	}
+	bin := ""
+	if self, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(self), devServerBinary); isExecutable(p) {
+			bin = p
+		}
+	}
+	if bin == "" {
+		if p, err := exec.LookPath(devServerBinary); err == nil {
+			bin = p
+		}
+	}
+	if bin == "" {
+		notice(e, "wfrun temporal dev runs the %s program, which is not beside wfrun or on PATH; build it from the module engine/temporal/server (it needs Go 1.26.10 or newer): cd engine/temporal/server && GOTOOLCHAIN=go1.27.3 go install ./cmd/%s", devServerBinary, devServerBinary)
+		return exitFailed
+	}
+	err := syscall.Exec(bin, append([]string{devServerBinary}, args...), os.Environ())
+	notice(e, "cannot run %s: %v", bin, err)
+	return exitFailed
+}
+
+func isExecutable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}

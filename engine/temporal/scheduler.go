@@ -1,0 +1,128 @@
+package temporal
+
+import (
+	"context"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/wfrun/wfrun/runtime"
+)
+
+// scheduler is the runtime.Scheduler of a run inside a Temporal workflow.
+// Everything the run does concurrently becomes a workflow coroutine, every
+// wait a workflow condition, every timer a workflow timer and the clock the
+// workflow's, so that the run takes the same steps each time Temporal
+// replays the workflow from its history: the order in which children end
+// is the order their activities completed in the history, never goroutine
+// timing.
+//
+// Coroutines run one at a time and switch only where they block, and
+// workflow.Await asks its condition again after any coroutine has made
+// progress; so a condition over plain Go state (a queue under a mutex, a
+// context's Err) is seen as soon as a coroutine changes it. That is why the
+// run's Go contexts can stay Go contexts: cancelling one is synchronous and
+// happens on a coroutine.
+//
+// All coroutines start from detached, a context the workflow's own
+// cancellation does not reach: the run hears of that cancellation through
+// its run context (Workflow watches it) and winds down in order, which a
+// cancelled workflow context would cut short.
+type scheduler struct {
+	root     workflow.Context // the workflow function's: the loop goroutine's coroutine
+	detached workflow.Context // root without its cancellation
+
+	// current is the workflow context of the coroutine Go started that is
+	// running now, which a provider call blocks on (block). Coroutines run
+	// one at a time, so one field can say which: each coroutine of Go sets
+	// it when it starts, and block sets it back after every wait, the only
+	// place such a coroutine yields.
+	current workflow.Context
+}
+
+func newScheduler(root workflow.Context) *scheduler {
+	detached, _ := workflow.NewDisconnectedContext(root)
+	return &scheduler{root: root, detached: detached}
+}
+
+var _ runtime.Scheduler = (*scheduler)(nil)
+
+func (s *scheduler) Go(fn func()) {
+	workflow.Go(s.detached, func(wc workflow.Context) {
+		s.current = wc
+		fn()
+	})
+}
+
+// block waits, on the coroutine of Go that calls it, until ready reports
+// true, and returns that coroutine's workflow context (for a future's Get).
+func (s *scheduler) block(ready func() bool) workflow.Context {
+	wc := s.current
+	_ = workflow.Await(wc, ready)
+	s.current = wc
+	return wc
+}
+
+// Wait is called on the loop goroutine, which is the workflow function's
+// coroutine, so it waits on detached (root's coroutine, without its
+// cancellation: a cancelled workflow must not turn every wait into a spin).
+func (s *scheduler) Wait(ready func() bool, _ <-chan struct{}) {
+	_ = workflow.Await(s.detached, ready)
+}
+
+func (s *scheduler) Now() time.Time { return workflow.Now(s.root) }
+
+func (s *scheduler) WithTimeout(ctx context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	workflow.Go(s.detached, func(wc workflow.Context) {
+		tctx, stopTimer := workflow.WithCancel(wc)
+		timer := workflow.NewTimer(tctx, d)
+		_ = workflow.Await(wc, func() bool { return timer.IsReady() || cctx.Err() != nil })
+		if cctx.Err() != nil {
+			stopTimer() // never sent when it starts and stops in one workflow task
+			return
+		}
+		cancel(cause)
+	})
+	return cctx, func() { cancel(context.Canceled) }
+}
+
+func (s *scheduler) AfterFunc(ctx context.Context, f func()) func() bool {
+	var stopped, ran bool
+	workflow.Go(s.detached, func(wc workflow.Context) {
+		_ = workflow.Await(wc, func() bool { return stopped || ctx.Err() != nil })
+		if !stopped {
+			ran = true
+			f()
+		}
+	})
+	return func() bool {
+		if stopped || ran {
+			return false
+		}
+		stopped = true
+		return true
+	}
+}
+
+func (s *scheduler) AfterTime(d time.Duration, f func()) func() bool {
+	var stopped, ran bool
+	workflow.Go(s.detached, func(wc workflow.Context) {
+		tctx, stopTimer := workflow.WithCancel(wc)
+		timer := workflow.NewTimer(tctx, d)
+		_ = workflow.Await(wc, func() bool { return stopped || timer.IsReady() })
+		if stopped {
+			stopTimer()
+			return
+		}
+		ran = true
+		f()
+	})
+	return func() bool {
+		if stopped || ran {
+			return false
+		}
+		stopped = true
+		return true
+	}
+}
