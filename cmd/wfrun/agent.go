@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -44,12 +43,7 @@ func agentCommand(args []string, e env) int {
 	task := o.positional[0]
 	in, err := loadToolInvocation(o, e)
 	if err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			return usageFail(e, "%s", ue.msg)
-		}
-		notice(e, "%v", err)
-		return exitFailed
+		return setupFailed(e, err)
 	}
 	cfg, err := openaiConfig(in.providers, e.getenv)
 	if err != nil {

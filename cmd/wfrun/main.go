@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -92,6 +93,19 @@ func usageFail(e env, format string, args ...any) int {
 	fmt.Fprintf(e.stderr, "wfrun: "+format+"\n", args...)
 	fmt.Fprintln(e.stderr, "Run 'wfrun --help' for the flags and examples.")
 	return exitUsage
+}
+
+// setupFailed reports an error that a command which serves or converses
+// (mcp, ui, worker, agent) met before it started: a *usageError exits 2,
+// anything else is a notice on stderr, never JSON on stdout (which may be
+// the protocol), and exits 1.
+func setupFailed(e env, err error) int {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return usageFail(e, "%s", ue.msg)
+	}
+	notice(e, "%v", err)
+	return exitFailed
 }
 
 // notice writes one line for the person at the shell.

@@ -46,12 +46,7 @@ func mcpCommand(args []string, e env) int {
 	}
 	in, err := loadToolInvocation(o, e)
 	if err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			return usageFail(e, "%s", ue.msg)
-		}
-		notice(e, "%v", err)
-		return exitFailed
+		return setupFailed(e, err)
 	}
 	events, closeEvents, err := openEvents(o.events, e)
 	if err != nil {
@@ -114,23 +109,11 @@ func mcpCommand(args []string, e env) int {
 		go func() { served <- srv.Run(ctx, t) }()
 	}
 
-	code := exitCompleted
-	for waiting := true; waiting; {
-		select {
-		case err := <-served:
-			waiting = false
-			if err != nil && code == exitCompleted && !errors.Is(err, context.Canceled) && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
-				notice(e, "the MCP server stopped: %v", err)
-				code = exitFailed
-			}
-		case sig := <-e.signals:
-			if code == exitInterrupted {
-				notice(e, "second %s: exiting without waiting for the runs", signalName(sig))
-				return exitInterrupted
-			}
-			code = exitInterrupted
-			cancel()
-		}
+	code, finished := serveUntilSignal(e, served, cancel, "the MCP server", func(err error) bool {
+		return errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF)
+	})
+	if !finished {
+		return code
 	}
 	if err := closeSubagents(subs); err != nil {
 		notice(e, "%v", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/wfrun/wfrun/engine"
@@ -28,11 +27,7 @@ func ralphCommand(args []string, e env) int {
 	}
 	in, err := loadToolInvocation(o, e)
 	if err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			return usageFail(e, "%s", ue.msg)
-		}
-		return printJSON(e, engine.FailedResult("", err), exitFailed)
+		return failBeforeRun(e, err)
 	}
 	events, closeEvents, err := openEvents(o.events, e)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"time"
 
@@ -63,3 +64,29 @@ type nopWriteCloser struct{ w io.Writer }
 
 func (n nopWriteCloser) Write(p []byte) (int, error) { return n.w.Write(p) }
 func (nopWriteCloser) Close() error                  { return nil }
+
+// serveUntilSignal waits for served, the end of a server that cancel
+// stops. The first signal cancels it (its runs are cancelled with it) and
+// waits on; a second one gives up waiting: then finished is false, and the
+// caller exits at once, closing nothing more. A server error for which
+// quiet is false is noticed as "<what> stopped: …" and exits 1.
+func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string, quiet func(error) bool) (code int, finished bool) {
+	code = exitCompleted
+	for {
+		select {
+		case err := <-served:
+			if err != nil && code == exitCompleted && !quiet(err) {
+				notice(e, "%s stopped: %v", what, err)
+				code = exitFailed
+			}
+			return code, true
+		case sig := <-e.signals:
+			if code == exitInterrupted {
+				notice(e, "second %s: exiting without waiting for the runs", signalName(sig))
+				return exitInterrupted, false
+			}
+			code = exitInterrupted
+			cancel()
+		}
+	}
+}

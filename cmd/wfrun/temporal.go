@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -142,12 +141,7 @@ func workerCommand(args []string, e env) int {
 	}
 	in, err := loadToolInvocation(o, e)
 	if err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			return usageFail(e, "%s", ue.msg)
-		}
-		notice(e, "%v", err)
-		return exitFailed
+		return setupFailed(e, err)
 	}
 	events, closeEvents, err := openEvents(o.events, e)
 	if err != nil {

@@ -35,12 +35,7 @@ func uiCommand(args []string, e env) int {
 	}
 	in, err := loadToolInvocation(o, e)
 	if err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			return usageFail(e, "%s", ue.msg)
-		}
-		notice(e, "%v", err)
-		return exitFailed
+		return setupFailed(e, err)
 	}
 	eng, closeProviders, err := newEngine(in, e, nil, false, true)
 	if err != nil {
@@ -74,23 +69,9 @@ func uiCommand(args []string, e env) int {
 	defer cancel()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, l) }()
-	code := exitCompleted
-	for waiting := true; waiting; {
-		select {
-		case err := <-served:
-			waiting = false
-			if err != nil && !errors.Is(err, http.ErrServerClosed) && code == exitCompleted {
-				notice(e, "the page's server stopped: %v", err)
-				code = exitFailed
-			}
-		case sig := <-e.signals:
-			if code == exitInterrupted {
-				notice(e, "second %s: exiting without waiting for the runs", signalName(sig))
-				return exitInterrupted
-			}
-			code = exitInterrupted
-			cancel()
-		}
+	code, finished := serveUntilSignal(e, served, cancel, "the page's server", func(err error) bool { return errors.Is(err, http.ErrServerClosed) })
+	if !finished {
+		return code
 	}
 	if err := closeEngine(eng); err != nil {
 		notice(e, "%v", err)
