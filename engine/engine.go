@@ -143,6 +143,7 @@ type Engine struct {
 	runs   map[string]*Run
 	closed bool
 	drain  sync.WaitGroup // runs and their child goroutines
+	loops  *runners       // the goroutines the runs' loops run on (runners.go)
 
 	// testHookPublished, set only by tests, is called by Start right after
 	// a run became visible to Close.
@@ -163,7 +164,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.ScriptCache <= 0 {
 		cfg.ScriptCache = DefaultScriptCache
 	}
-	e := &Engine{cfg: cfg, runs: make(map[string]*Run)}
+	e := &Engine{cfg: cfg, runs: make(map[string]*Run), loops: newRunners()}
 	e.cache.limit = cfg.ScriptCache
 	if cfg.WorkflowsDir != "" {
 		e.workflows = &workflowIndex{dir: cfg.WorkflowsDir}
@@ -300,11 +301,13 @@ func (e *Engine) start(ctx context.Context, req WorkflowStartRequest, plan start
 	if st != nil {
 		st.startBeat(r) // execute waits for it (store.finish)
 	}
-	go e.execute(runCtx, r, p.cfg, p.isolate, st)
+	cfg, iso := p.cfg, p.isolate
+	e.loops.run(func() { e.execute(runCtx, r, cfg, iso, st) })
 	return r, nil
 }
 
-// execute runs r on its own goroutine (the run's loop goroutine) and
+// execute runs r on a goroutine of its own (the run's loop goroutine, lent
+// by e.loops) and
 // settles it; a durable run's store is finished first, so that its result
 // is on disk when Wait returns. Settling is a function of its own so that
 // its locals are not on the stack of a run that waits: ten thousand runs
@@ -374,6 +377,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	}()
 	select {
 	case <-done:
+		e.loops.close() // every run has settled: only idle runners are left
 		if e.ledger != nil {
 			return e.ledger.Close()
 		}
