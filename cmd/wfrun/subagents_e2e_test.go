@@ -163,7 +163,7 @@ func TestEndToEnd_SubagentsTakeFollowUpsAndInterruptsAndSurviveARestartOfTheServ
 	var interrupted struct{ Turn int }
 	first.call(t, "subagent_interrupt", map[string]any{"childId": b.ChildID}, &interrupted)
 	if interrupted.Turn != 1 {
-		t.Fatalf("interrupt: %+v", interrupted)
+		t.Fatalf("interrupt: %+v; B's turn one: %+v", interrupted, first.result(t, b.ChildID, 1))
 	}
 	if r := first.result(t, b.ChildID, 1); r.Status != "cancelled" || r.Error != "interrupted by its parent" {
 		t.Fatalf("the interrupted turn: %+v", r)
