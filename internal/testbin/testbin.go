@@ -48,6 +48,7 @@ type Child struct {
 	Zombie bool   // it has exited and waits to be reaped
 }
 
+// String is the child as "PID (name)".
 func (c Child) String() string { return fmt.Sprintf("%d (%s)", c.PID, c.Name) }
 
 // Children lists the processes whose parent is this test binary, zombies
