@@ -258,8 +258,14 @@ func fromMs(v int64) time.Time {
 }
 
 // tx runs fn in a write transaction.
-func (l *Ledger) tx(fn func(*sql.Tx) error) error {
-	tx, err := l.db.BeginTx(context.Background(), nil)
+func (l *Ledger) tx(fn func(*sql.Tx) error) error { return inTx(context.Background(), l.db, fn) }
+
+// inTx runs fn in a transaction begun on b (the pool, or one connection of
+// it), committing when fn succeeds and rolling back when it fails.
+func inTx(ctx context.Context, b interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}, fn func(*sql.Tx) error) error {
+	tx, err := b.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -282,25 +288,13 @@ func (l *Ledger) Sweep() (int, error) {
 	now := l.now()
 	var n int
 	err := l.tx(func(tx *sql.Tx) error {
-		rows, err := tx.Query(`SELECT id, lease_ms FROM runs WHERE status = ? AND lease_ms < ?`, string(RunRunning), ms(now))
-		if err != nil {
-			return err
-		}
 		type expired struct {
 			id    string
 			lease int64
 		}
-		var runs []expired
-		for rows.Next() {
-			var e expired
-			if err := rows.Scan(&e.id, &e.lease); err != nil {
-				rows.Close()
-				return err
-			}
-			runs = append(runs, e)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		rows, err := tx.Query(`SELECT id, lease_ms FROM runs WHERE status = ? AND lease_ms < ?`, string(RunRunning), ms(now))
+		runs, err := scanAll(rows, err, func(s scanner) (e expired, err error) { return e, s.Scan(&e.id, &e.lease) })
+		if err != nil {
 			return err
 		}
 		for _, r := range runs {
@@ -520,7 +514,32 @@ func (e *RefusedError) Error() string {
 
 func (e *RefusedError) Unwrap() error { return e.Err }
 
+// scanner is a *sql.Row or *sql.Rows: what the scanXxx functions read.
 type scanner interface{ Scan(...any) error }
+
+// querier is the *sql.DB or the *sql.Tx a read goes through.
+type querier interface {
+	QueryRow(string, ...any) *sql.Row
+}
+
+// scanAll reads every row of rows with scan and closes them; err is
+// Query's. Its slice is empty, never nil, when there are no rows, so that
+// a listing encodes as [].
+func scanAll[T any](rows *sql.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
 
 const runColumns = `id, parent_run, owner, name, status, stop_reason, error_code, error, agents_spawned, completed, failed,
 	timed_out, cancelled, replayed, input_tokens, output_tokens, cost_usd, created_ms, updated_ms, ended_ms, lease_ms, pid, host,
@@ -543,9 +562,7 @@ func scanRun(s scanner) (Run, error) {
 	return r, err
 }
 
-func getRun(q interface {
-	QueryRow(string, ...any) *sql.Row
-}, runID string) (Run, error) {
+func getRun(q querier, runID string) (Run, error) {
 	r, err := scanRun(q.QueryRow(`SELECT `+runColumns+` FROM runs WHERE id = ?`, runID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("run %s: %w", runID, ErrNotFound)
@@ -592,66 +609,43 @@ func (l *Ledger) List(f Filter) ([]Run, error) {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
 	rows, err := l.db.Query(q, args...)
-	if err != nil {
-		return nil, err
+	return scanAll(rows, err, scanRun)
+}
+
+const childColumns = `run_id, seq, agent_id, label, phase, persona, model, status, replayed, prompt_excerpt,
+	result_excerpt, error, failure, input_tokens, output_tokens, cost_usd, created_ms, updated_ms, metadata`
+
+func scanChild(s scanner) (Child, error) {
+	var c Child
+	var status, meta string
+	var created, updated int64
+	err := s.Scan(&c.RunID, &c.Seq, &c.AgentID, &c.Label, &c.Phase, &c.Persona, &c.Model, &status, &c.Replayed,
+		&c.PromptExcerpt, &c.ResultExcerpt, &c.Error, &c.Failure, &c.Usage.InputTokens, &c.Usage.OutputTokens, &c.Usage.CostUSD,
+		&created, &updated, &meta)
+	c.Status, c.CreatedAt, c.UpdatedAt = ChildStatus(status), fromMs(created), fromMs(updated)
+	if meta != "{}" {
+		c.Metadata = json.RawMessage(meta)
 	}
-	defer rows.Close()
-	runs := []Run{}
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, r)
-	}
-	return runs, rows.Err()
+	return c, err
 }
 
 // Children returns a run's children in seq order.
 func (l *Ledger) Children(runID string) ([]Child, error) {
-	rows, err := l.db.Query(`SELECT run_id, seq, agent_id, label, phase, persona, model, status, replayed, prompt_excerpt,
-		result_excerpt, error, failure, input_tokens, output_tokens, cost_usd, created_ms, updated_ms, metadata
-		FROM children WHERE run_id = ? ORDER BY seq`, runID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	children := []Child{}
-	for rows.Next() {
-		var c Child
-		var status, meta string
-		var created, updated int64
-		if err := rows.Scan(&c.RunID, &c.Seq, &c.AgentID, &c.Label, &c.Phase, &c.Persona, &c.Model, &status, &c.Replayed,
-			&c.PromptExcerpt, &c.ResultExcerpt, &c.Error, &c.Failure, &c.Usage.InputTokens, &c.Usage.OutputTokens, &c.Usage.CostUSD,
-			&created, &updated, &meta); err != nil {
-			return nil, err
-		}
-		c.Status, c.CreatedAt, c.UpdatedAt = ChildStatus(status), fromMs(created), fromMs(updated)
-		if meta != "{}" {
-			c.Metadata = json.RawMessage(meta)
-		}
-		children = append(children, c)
-	}
-	return children, rows.Err()
+	rows, err := l.db.Query(`SELECT `+childColumns+` FROM children WHERE run_id = ? ORDER BY seq`, runID)
+	return scanAll(rows, err, scanChild)
+}
+
+func scanEvent(s scanner) (Event, error) {
+	var e Event
+	var at int64
+	var kind string
+	err := s.Scan(&at, &kind, &e.Detail)
+	e.At, e.Kind = fromMs(at), Kind(kind)
+	return e, err
 }
 
 // Timeline returns a run's timeline, oldest first.
 func (l *Ledger) Timeline(runID string) ([]Event, error) {
 	rows, err := l.db.Query(`SELECT at_ms, kind, detail FROM timeline WHERE run_id = ? ORDER BY id`, runID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	events := []Event{}
-	for rows.Next() {
-		var e Event
-		var at int64
-		var kind string
-		if err := rows.Scan(&at, &kind, &e.Detail); err != nil {
-			return nil, err
-		}
-		e.At, e.Kind = fromMs(at), Kind(kind)
-		events = append(events, e)
-	}
-	return events, rows.Err()
+	return scanAll(rows, err, scanEvent)
 }

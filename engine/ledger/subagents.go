@@ -148,15 +148,7 @@ func (l *Ledger) durableTx(fn func(*sql.Tx) error) error {
 		return err
 	}
 	defer conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL")
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return inTx(ctx, conn, fn)
 }
 
 // CreateSubagent records a sub-agent that this process (holder) has just
@@ -409,20 +401,8 @@ func (l *Ledger) SweepSubagents() (int, error) {
 	err := l.tx(func(tx *sql.Tx) error {
 		rows, err := tx.Query(`SELECT id FROM subagents WHERE status IN (?, ?) AND lease_ms < ?`,
 			string(SubagentRunning), string(SubagentIdle), ms(now))
+		ids, err := scanAll(rows, err, func(s scanner) (id string, err error) { return id, s.Scan(&id) })
 		if err != nil {
-			return err
-		}
-		var ids []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		for _, id := range ids {
@@ -502,9 +482,7 @@ func scanSubagent(sc scanner) (Subagent, error) {
 	return s, err
 }
 
-func getSubagent(q interface {
-	QueryRow(string, ...any) *sql.Row
-}, id string) (Subagent, error) {
+func getSubagent(q querier, id string) (Subagent, error) {
 	s, err := scanSubagent(q.QueryRow(`SELECT `+subagentColumns+` FROM subagents WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, fmt.Errorf("sub-agent %s: %w", id, ErrNoSubagent)
@@ -518,19 +496,7 @@ func (l *Ledger) GetSubagent(id string) (Subagent, error) { return getSubagent(l
 // Subagents returns owner's sub-agents in creation order.
 func (l *Ledger) Subagents(owner string) ([]Subagent, error) {
 	rows, err := l.db.Query(`SELECT `+subagentColumns+` FROM subagents WHERE owner = ? ORDER BY seq`, owner)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Subagent{}
-	for rows.Next() {
-		s, err := scanSubagent(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, scanSubagent)
 }
 
 const turnColumns = `subagent_id, turn, message, status, text, output, failure, error, note, input_tokens, output_tokens,
@@ -560,19 +526,7 @@ func scanTurn(sc scanner) (Turn, error) {
 // Turns returns a sub-agent's turns in order, queued ones included.
 func (l *Ledger) Turns(id string) ([]Turn, error) {
 	rows, err := l.db.Query(`SELECT `+turnColumns+` FROM subagent_turns WHERE subagent_id = ? ORDER BY turn`, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []Turn{}
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return scanAll(rows, err, scanTurn)
 }
 
 // GetTurn returns turn n of a sub-agent.
