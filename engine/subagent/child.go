@@ -114,13 +114,7 @@ func (m *Manager) work(c *child, done chan struct{}) {
 			}
 			// In the same critical section as the look at pending: a
 			// sender that comes after this starts a new worker.
-			c.working = false
-			ended := c.ended
-			c.notifyLocked()
-			c.unlock()
-			if ended {
-				c.finish(m, false)
-			}
+			c.idleUnlock(m)
 			return
 		}
 		if !m.runTurn(c, t) {
@@ -133,6 +127,11 @@ func (m *Manager) work(c *child, done chan struct{}) {
 // ran closes the conversation: it was the worker's until now.
 func (c *child) idle(m *Manager) {
 	c.lock()
+	c.idleUnlock(m)
+}
+
+// idleUnlock is idle for a caller that holds c's lock; it releases it.
+func (c *child) idleUnlock(m *Manager) {
 	c.working = false
 	ended := c.ended
 	c.notifyLocked()
@@ -247,6 +246,13 @@ func (c *child) unload(m *Manager) {
 	}
 	c.finish(m, true)
 	_ = m.led.ReleaseSubagent(c.row.ID, m.holder)
+}
+
+// loaded returns the child id if this process has it loaded, else nil.
+func (m *Manager) loaded(id string) *child {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.children[id]
 }
 
 // load returns the loaded child id, loading it when it is ready: the

@@ -53,10 +53,7 @@ func (m *Manager) entry(s ledger.Subagent) Entry {
 		LastReport: s.LastReport, LastError: s.LastError, Usage: s.Usage, Worktree: s.Worktree, CreatedAt: s.CreatedAt,
 		EndedAt: s.EndedAt}
 	e.Queued, _ = m.led.Queued(s.ID)
-	m.mu.Lock()
-	c := m.children[s.ID]
-	m.mu.Unlock()
-	if c != nil {
+	if c := m.loaded(s.ID); c != nil {
 		e.RunningTurn = c.running()
 	}
 	return e

@@ -58,9 +58,7 @@ func (m *Manager) Interrupt(caller Caller, id string) (int, error) {
 	if _, err := m.direct(caller, id, "interrupt"); err != nil {
 		return 0, err
 	}
-	m.mu.Lock()
-	c := m.children[id]
-	m.mu.Unlock()
+	c := m.loaded(id)
 	if c == nil {
 		return 0, nil
 	}
@@ -110,9 +108,7 @@ func (m *Manager) Result(ctx context.Context, caller Caller, id string, turn int
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
-		m.mu.Lock()
-		c := m.children[id]
-		m.mu.Unlock()
+		c := m.loaded(id)
 		var changed <-chan struct{}
 		if c != nil {
 			changed = c.watch() // before reading the ledger, so that no change is missed
