@@ -90,14 +90,10 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "from must be a byte offset of the run's events.jsonl, as the page gives it", http.StatusBadRequest)
 		return
 	}
-	dir := run.Dir
-	if dir == "" {
-		dir = filepath.Join(s.cfg.Engine.RunsDir(), id)
-	}
 	out := startSSE(w)
 	// follow returns when the browser has gone or the server stops: there
 	// is nobody left to tell how.
-	_ = follow(r.Context(), filepath.Join(dir, journal.EventsFile), offset, s.cfg.Poll, func(line []byte, end int64) error {
+	_ = follow(r.Context(), filepath.Join(s.runDir(run), journal.EventsFile), offset, s.cfg.Poll, func(line []byte, end int64) error {
 		return out.event(strconv.FormatInt(end, 10), "", line)
 	}, func() error { return out.write(": keep-alive\n\n") })
 }

@@ -113,10 +113,7 @@ func (s *Server) loadRun(id string) (*runView, error) {
 		return nil, fmt.Errorf("the run ledger cannot be read: %w", err)
 	}
 	v.Verbs = verbButtons(r.Status)
-	v.Dir = r.Dir
-	if v.Dir == "" {
-		v.Dir = filepath.Join(s.cfg.Engine.RunsDir(), id)
-	}
+	v.Dir = s.runDir(r)
 	folder, ferr := journal.OpenFolder(filepath.Dir(v.Dir), id)
 	if ferr != nil {
 		v.problem("the run has no folder, so only its ledger row is shown: %v", ferr)
@@ -178,6 +175,15 @@ func (s *Server) loadRun(id string) (*runView, error) {
 	v.readResult(folder)
 	v.sumUsage()
 	return v, nil
+}
+
+// runDir is the run's folder: the ledger's, or where the engine puts it
+// for a row written without one.
+func (s *Server) runDir(r ledger.Run) string {
+	if r.Dir != "" {
+		return r.Dir
+	}
+	return filepath.Join(s.cfg.Engine.RunsDir(), r.ID)
 }
 
 func (v *runView) problem(format string, args ...any) {
@@ -287,7 +293,7 @@ func (v *runView) mergeAgents(events []engine.Event, entries []runtime.JournalEn
 	// A child the events leave running whose run is no longer live ended
 	// as the ledger says (abandoned, or cancelled when its run settled).
 	for _, c := range kids {
-		if a := bySeq[c.Seq]; a.Status == string(ledger.ChildRunning) && (!v.Live || ledger.ChildStatus(c.Status).Ended()) {
+		if a := bySeq[c.Seq]; a.Status == string(ledger.ChildRunning) && (!v.Live || c.Status.Ended()) {
 			a.Status = string(c.Status)
 		}
 	}

@@ -51,16 +51,15 @@ func layout(attempt []engine.Event, end time.Time, openStatus func(seq int) stri
 		return tl
 	}
 	tl.Start = attempt[0].Time
-	type live struct {
-		row, index int
-		start      time.Time
-	}
-	var busy []bool
-	running := map[string]live{}
-	var spans []struct {
+	// A span is a bar's place (its row and index) and its times; a running
+	// one has no end yet.
+	type span struct {
 		row, index int
 		start, end time.Time
 	}
+	var busy []bool
+	running := map[string]span{}
+	var spans []span
 	for _, ev := range attempt {
 		switch ev.Type {
 		case engine.EventRunStart:
@@ -82,7 +81,7 @@ func layout(attempt []engine.Event, end time.Time, openStatus func(seq int) stri
 			}
 			busy[row] = true
 			tl.Rows[row] = append(tl.Rows[row], bar{Seq: ev.Seq, Label: ev.Label, Phase: ev.Phase, Status: "running", Open: true})
-			running[ev.AgentID] = live{row: row, index: len(tl.Rows[row]) - 1, start: ev.Time}
+			running[ev.AgentID] = span{row: row, index: len(tl.Rows[row]) - 1, start: ev.Time}
 		case engine.EventAgentEnd:
 			l, ok := running[ev.AgentID]
 			if !ok {
@@ -92,10 +91,8 @@ func layout(attempt []engine.Event, end time.Time, openStatus func(seq int) stri
 			busy[l.row] = false
 			b := &tl.Rows[l.row][l.index]
 			b.Status, b.Open = string(ev.Outcome), false
-			spans = append(spans, struct {
-				row, index int
-				start, end time.Time
-			}{l.row, l.index, l.start, ev.Time})
+			l.end = ev.Time
+			spans = append(spans, l)
 		}
 	}
 	for _, l := range running {
@@ -103,10 +100,8 @@ func layout(attempt []engine.Event, end time.Time, openStatus func(seq int) stri
 		if st := openStatus(b.Seq); st != "" {
 			b.Status = st
 		}
-		spans = append(spans, struct {
-			row, index int
-			start, end time.Time
-		}{l.row, l.index, l.start, end})
+		l.end = end
+		spans = append(spans, l)
 	}
 	if end.Before(tl.Start) {
 		end = tl.Start
