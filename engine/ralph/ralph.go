@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/wferr"
 )
 
 //go:embed script.js
@@ -110,12 +111,12 @@ func (e *RoundFailedError) Error() string {
 func Request(o Options) (engine.WorkflowStartRequest, error) {
 	o.Objective = strings.TrimSpace(o.Objective)
 	if o.Objective == "" {
-		return engine.WorkflowStartRequest{}, &engine.Error{Code: engine.CodeInvalidRequest,
-			Message: "the Ralph loop needs an objective: say what the rounds should achieve and how to tell it is done"}
+		return engine.WorkflowStartRequest{}, wferr.New(wferr.InvalidRequest,
+			"the Ralph loop needs an objective: say what the rounds should achieve and how to tell it is done")
 	}
 	if o.MaxRounds < 0 || o.MaxRounds > MaxRounds || o.MaxHandoffChars < 0 || o.BudgetTokens < 0 {
-		return engine.WorkflowStartRequest{}, &engine.Error{Code: engine.CodeInvalidRequest,
-			Message: fmt.Sprintf("maxRounds must be between 1 and %d, and maxHandoffChars and budgetTokens must not be negative (0 means the default)", MaxRounds)}
+		return engine.WorkflowStartRequest{}, wferr.New(wferr.InvalidRequest,
+			"maxRounds must be between 1 and %d, and maxHandoffChars and budgetTokens must not be negative (0 means the default)", MaxRounds)
 	}
 	if o.MaxRounds == 0 {
 		o.MaxRounds = DefaultMaxRounds
@@ -163,7 +164,7 @@ func Decode(res engine.WorkflowResult) (Result, error) {
 		return out, res.Err()
 	}
 	if err := json.Unmarshal(res.Value, &out); err != nil {
-		return out, &engine.Error{Code: engine.CodeInternal, Message: fmt.Sprintf("wfrun bug: the Ralph loop returned %s: %v", res.Value, err)}
+		return out, wferr.Wrap(wferr.Internal, err, "wfrun bug: the Ralph loop returned %s: %v", res.Value, err)
 	}
 	out.RunID, out.Workflow = res.RunID, res
 	if out.Ending == EndRoundFailed {
