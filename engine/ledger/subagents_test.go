@@ -148,3 +148,51 @@ func TestAnEndedSubagentTakesNoMessagesAndItsInboxIsCancelled(t *testing.T) {
 		t.Fatalf("unknown: %v", err)
 	}
 }
+
+func TestALongAnswerIsCutInTheLastReportAndKeptWholeInItsTurn(t *testing.T) {
+	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), nil)
+	newSubagent(t, l, "sa_1", "p1")
+	turn, ok, err := l.ClaimTurn("sa_1", "p1")
+	if err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	answer := strings.Repeat("é", ledger.ReportRunes+500)
+	turn.Status, turn.Text = ledger.TurnCompleted, answer
+	if err := l.FinishTurn("sa_1", turn, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := l.GetSubagent("sa_1")
+	if want := strings.Repeat("é", ledger.ReportRunes) + "…"; s.LastReport != want {
+		t.Fatalf("the last report is %d runes, want the first %d and an ellipsis", len([]rune(s.LastReport)), ledger.ReportRunes)
+	}
+	if got, _ := l.GetTurn("sa_1", 1); got.Text != answer {
+		t.Fatalf("the turn keeps %d runes of the answer, not all %d", len([]rune(got.Text)), len([]rune(answer)))
+	}
+}
+
+func TestEmptyListingsAreEmptyNotNil(t *testing.T) {
+	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), nil)
+	if err := l.Begin(ledger.Run{ID: "wf_0000000000000001", Owner: "cli", Name: "quiet"}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := l.List(ledger.Filter{Owner: "nobody"})
+	if err != nil || runs == nil || len(runs) != 0 {
+		t.Fatalf("List: %#v %v", runs, err)
+	}
+	kids, err := l.Children("wf_0000000000000001")
+	if err != nil || kids == nil || len(kids) != 0 {
+		t.Fatalf("Children: %#v %v", kids, err)
+	}
+	subs, err := l.Subagents("nobody")
+	if err != nil || subs == nil || len(subs) != 0 {
+		t.Fatalf("Subagents: %#v %v", subs, err)
+	}
+	turns, err := l.Turns("sa_none")
+	if err != nil || turns == nil || len(turns) != 0 {
+		t.Fatalf("Turns: %#v %v", turns, err)
+	}
+	// A listing becomes JSON for wfrun runs --json and the MCP tools: [] there, never null.
+	if b, _ := json.Marshal(kids); string(b) != "[]" {
+		t.Fatalf("an empty listing encodes as %s", b)
+	}
+}
