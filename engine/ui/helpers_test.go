@@ -103,11 +103,8 @@ func (r *rig) run(eng *engine.Engine, script, args string, concurrency int) engi
 	if args != "" {
 		req.Args = json.RawMessage(args)
 	}
-	run, err := eng.Start(context.Background(), req)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return run.Wait()
+	res, _ := enginetest.Run(r.t, eng, req)
+	return res
 }
 
 // review runs testdata/review.js, the fixture with phases, a failure, a
