@@ -2,6 +2,8 @@ package runtime_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -158,4 +160,27 @@ func TestCancel_AbandonedChildGivesUpItsSlotAtOnce(t *testing.T) {
 	close(release)
 	<-out.Drained
 	wantValue(t, out, `[null, "done b"]`)
+}
+
+func TestCauseError_NamesTheCodeTheContextsCauseStandsFor(t *testing.T) {
+	cases := []struct {
+		name  string
+		cause error
+		code  wferr.Code
+	}{
+		{"a wfrun error as it is", wferr.New(wferr.ResourceLimit, "x"), wferr.ResourceLimit},
+		{"a passed deadline", context.DeadlineExceeded, wferr.Timeout},
+		{"a wrapped deadline", fmt.Errorf("outer: %w", context.DeadlineExceeded), wferr.Timeout},
+		{"a plain cancel", context.Canceled, wferr.Cancelled},
+		{"any other cause", errors.New("shutting down"), wferr.Cancelled},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(c.cause)
+			if got := CauseError(ctx); got.Code != c.code {
+				t.Fatalf("CauseError = %v, want %s", got, c.code)
+			}
+		})
+	}
 }

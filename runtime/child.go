@@ -92,9 +92,13 @@ func (r *run) startLocked(c *child) bool {
 		return false
 	}
 	c.startedAt = r.sched.Now()
-	r.emitLocked(Event{Type: EventAgentStart, AgentID: c.req.AgentID, Seq: c.req.Seq,
-		Label: c.req.Label, Phase: c.req.Phase, Model: c.req.Model})
+	r.emitLocked(c.event(EventAgentStart))
 	return true
+}
+
+// event is an agent.start or agent.end of c with the fields both share.
+func (c *child) event(t EventType) Event {
+	return Event{Type: t, AgentID: c.req.AgentID, Seq: c.req.Seq, Label: c.req.Label, Phase: c.req.Phase, Model: c.req.Model}
 }
 
 // launch runs a started child's provider on a goroutine of its own. It is
@@ -317,9 +321,9 @@ func (r *run) finish(c *child, o outcome) *child {
 	if o.worktree != nil {
 		r.worktrees = append(r.worktrees, KeptWorktree{AgentID: c.req.AgentID, Worktree: *o.worktree})
 	}
-	ev := Event{Type: EventAgentEnd, AgentID: c.req.AgentID, Seq: c.req.Seq, Label: c.req.Label,
-		Phase: c.req.Phase, Model: c.req.Model, Outcome: o.status, Note: o.note, Usage: ptr(o.usage),
-		DurationMs: ptr(r.sched.Now().Sub(c.startedAt).Milliseconds()), Worktree: o.worktree}
+	ev := c.event(EventAgentEnd)
+	ev.Outcome, ev.Note, ev.Usage, ev.Worktree = o.status, o.note, ptr(o.usage), o.worktree
+	ev.DurationMs = ptr(r.sched.Now().Sub(c.startedAt).Milliseconds())
 	if o.status != agentapi.StatusCompleted {
 		ev.Failure, ev.Error = o.failure, o.err
 	}

@@ -73,11 +73,13 @@ func (p *replayer) take(r *run, c *child) bool {
 	r.mu.Lock()
 	r.counts.Replayed++
 	now := r.sched.Now()
-	r.emitLocked(Event{Type: EventAgentStart, Time: now, AgentID: c.req.AgentID, Seq: c.req.Seq,
-		Label: c.req.Label, Phase: c.req.Phase, Model: c.req.Model, Replayed: true})
-	r.emitLocked(Event{Type: EventAgentEnd, Time: now, AgentID: c.req.AgentID, Seq: c.req.Seq,
-		Label: c.req.Label, Phase: c.req.Phase, Model: c.req.Model, Outcome: agentapi.StatusCompleted,
-		Note: e.Note, Usage: &agentapi.Usage{}, DurationMs: ptr(int64(0)), Worktree: e.Worktree, Replayed: true})
+	start := c.event(EventAgentStart)
+	start.Time, start.Replayed = now, true
+	r.emitLocked(start)
+	end := c.event(EventAgentEnd)
+	end.Time, end.Replayed = now, true
+	end.Outcome, end.Note, end.Usage, end.DurationMs, end.Worktree = agentapi.StatusCompleted, e.Note, &agentapi.Usage{}, ptr(int64(0)), e.Worktree
+	r.emitLocked(end)
 	r.mu.Unlock()
 	p.held[c.req.Seq] = c
 	p.flush(r)

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	stdruntime "runtime"
 	"sync"
 	"sync/atomic"
@@ -223,7 +224,7 @@ func Run(ctx context.Context, cfg Config) Outcome {
 			r.watch.stop()
 		}
 	}
-	stopWatch := r.sched.AfterFunc(ctx, func() { r.fail(causeError(ctx)) })
+	stopWatch := r.sched.AfterFunc(ctx, func() { r.fail(CauseError(ctx)) })
 
 	err := r.drive(ctx)
 	// Settling runs script code too (toJSON, getters, a thrown object's
@@ -281,13 +282,16 @@ func WithDefaults(cfg Config) Config {
 	return cfg
 }
 
-// causeError turns the cause of a done run context into the run's error.
-func causeError(ctx context.Context) *wferr.Error {
+// CauseError is the run's error that the cause of a done run context
+// stands for: a *wferr.Error cause itself, a passed deadline TIMEOUT, any
+// other cause CANCELLED. Run reads its context so; a caller that runs the
+// VM elsewhere (package isolate) reads it the same way.
+func CauseError(ctx context.Context) *wferr.Error {
 	cause := context.Cause(ctx)
 	if e, ok := wferr.As(cause); ok {
 		return e
 	}
-	if cause == context.DeadlineExceeded {
+	if errors.Is(cause, context.DeadlineExceeded) {
 		return wferr.New(wferr.Timeout, "the caller's deadline passed before the run finished")
 	}
 	return wferr.Wrap(wferr.Cancelled, cause, "the run was cancelled by its caller")
@@ -333,7 +337,7 @@ func (r *run) drive(ctx context.Context) (err error) {
 	r.loop.done = func() bool { return r.body != nil && r.body.State() != goja.PromiseStatePending }
 	err = r.loop.run(func(*sandbox.Runtime) error {
 		if ctx.Err() != nil {
-			r.fail(causeError(ctx))
+			r.fail(CauseError(ctx))
 			return nil
 		}
 		return r.start()

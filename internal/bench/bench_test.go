@@ -2,12 +2,11 @@ package main
 
 import (
 	"bytes"
-	"github.com/wfrun/wfrun/engine"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/internal/leaktest"
 )
 
@@ -116,14 +115,5 @@ func TestMedianAndRatioFormats(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
-	}
-}
-
-func TestRSSIsReadOnLinux(t *testing.T) {
-	if _, err := os.Stat("/proc/self/status"); err != nil {
-		t.Skip("no /proc")
-	}
-	if m := rssMiB(); m <= 0 {
-		t.Errorf("rssMiB() = %v", m)
 	}
 }

@@ -9,13 +9,13 @@ import (
 	stdruntime "runtime"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/benchkit"
 )
 
 // wfrunSide runs the workloads through the public engine API with the
@@ -176,30 +176,12 @@ func maybeSuspendedChild() bool {
 	return true
 }
 
-// gatedProvider holds every child until release is closed.
-type gatedProvider struct {
-	release chan struct{}
-	started sync.WaitGroup
-}
-
-func (p *gatedProvider) Name() string                        { return "gated" }
-func (p *gatedProvider) Capabilities() agentapi.Capabilities { return agentapi.All() }
-func (p *gatedProvider) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
-	p.started.Done()
-	select {
-	case <-p.release:
-	case <-ctx.Done():
-	}
-	return agentapi.Result{Status: agentapi.StatusCompleted, Text: req.Prompt}, nil
-}
-
 // measureSuspended starts runs trivial runs whose child waits until all of
 // them have started, and reads the resident memory then.
 func measureSuspended(runs int) (memory, error) {
 	stdruntime.GC()
-	before := rssMiB()
-	p := &gatedProvider{release: make(chan struct{})}
-	p.started.Add(runs)
+	before := benchkit.RSSMiB()
+	p := benchkit.NewGate(runs)
 	eng, err := engine.New(engine.Config{Providers: []agentapi.Provider{p}, DefaultProvider: p.Name()})
 	if err != nil {
 		return memory{}, err
@@ -209,18 +191,18 @@ func measureSuspended(runs int) (memory, error) {
 	for range runs {
 		r, err := eng.Start(context.Background(), engine.WorkflowStartRequest{Parent: "bench", Script: trivialScript})
 		if err != nil {
-			close(p.release)
+			p.Release()
 			return memory{}, err
 		}
 		started = append(started, r)
 	}
-	p.started.Wait()
-	during := rssMiB()
+	p.Wait()
+	during := benchkit.RSSMiB()
 	debug.FreeOSMemory()
-	settled := rssMiB()
+	settled := benchkit.RSSMiB()
 	var ms stdruntime.MemStats
 	stdruntime.ReadMemStats(&ms)
-	close(p.release)
+	p.Release()
 	for _, r := range started {
 		if res := r.Wait(); res.StopReason != engine.StopCompleted {
 			return memory{}, fmt.Errorf("a suspended run ended %s: %s", res.StopReason, res.Error)
@@ -228,20 +210,4 @@ func measureSuspended(runs int) (memory, error) {
 	}
 	return memory{Runs: runs, RSSMiB: during, AddedMiB: during - before, SettledMiB: settled,
 		HeapMiB: float64(ms.HeapAlloc) / (1 << 20), StacksMiB: float64(ms.StackInuse) / (1 << 20)}, nil
-}
-
-// rssMiB reads the process's resident set size from /proc (Linux; 0
-// elsewhere).
-func rssMiB() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			return kb / 1024
-		}
-	}
-	return 0
 }

@@ -38,7 +38,8 @@ var rules = []struct {
 	{"engine/temporal", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "runs on Temporal sit on the engine and drive the runtime through its scheduler seam; the tools know them only as a function"},
 	{"cmd/...", []string{"engine/mcpserver", "engine/tool", "engine/subagent", "engine/ralph", "engine/trace", "engine/ui", "engine/temporal", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
 	{"internal/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
-	{"internal/bench", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
+	{"internal/benchkit", []string{"agentapi", "internal/wferr"}, "what benchmarks share: a held provider and the resident memory"},
+	{"internal/bench", []string{"internal/benchkit", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
 	{"internal/enginetest", []string{"engine", "engine/journal", "engine/ledger", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 }
 

@@ -98,7 +98,7 @@ func (p *parent) run(ctx context.Context) runtime.Outcome {
 		return runtime.Outcome{Err: ErrUnavailable}
 	}
 	if ctx.Err() != nil {
-		return runtime.Outcome{Err: causeError(ctx)} // no process for a run cancelled before it began
+		return runtime.Outcome{Err: runtime.CauseError(ctx)} // no process for a run cancelled before it began
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -175,25 +175,13 @@ func (p *parent) run(ctx context.Context) runtime.Outcome {
 			return p.died(err, stderr.String())
 		case <-done:
 			done = nil
-			_ = p.w.send(message{Type: msgCancel, Error: toWire(causeError(ctx))})
+			_ = p.w.send(message{Type: msgCancel, Error: toWire(runtime.CauseError(ctx))})
 			kill(p.cfg.CancelGrace + backstop)
 		case <-deadline:
 			deadline = nil
 			_ = cmd.Process.Kill()
 		}
 	}
-}
-
-// causeError is the error a done run context stands for (as runtime.Run reads it).
-func causeError(ctx context.Context) *wferr.Error {
-	cause := context.Cause(ctx)
-	if e, ok := wferr.As(cause); ok {
-		return e
-	}
-	if errors.Is(cause, context.DeadlineExceeded) {
-		return wferr.New(wferr.Timeout, "the caller's deadline passed before the run finished")
-	}
-	return wferr.Wrap(wferr.Cancelled, cause, "the run was cancelled by its caller")
 }
 
 func (p *parent) startMsg() *startMsg {
