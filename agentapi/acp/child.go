@@ -260,7 +260,7 @@ func (c *child) startError(sctx context.Context, method string, err error) error
 		ex := c.end(sctx, false)
 		return wferr.Wrap(wferr.AgentStart, err,
 			"the ACP agent %s closed the connection before it answered %s (%s)%s: check that %q speaks the Agent Client Protocol on its stdin and stdout",
-			c.p.name, method, exitText(ex), stderrText(ex), c.p.agent.Command)
+			c.p.name, method, exitText(ex), ex.StderrNote(), c.p.agent.Command)
 	}
 	if answered && re.Code == codeAuthRequired {
 		return wferr.Wrap(wferr.AgentStart, err,
