@@ -120,10 +120,7 @@ func (c *child) leave(ctx context.Context) *agentapi.Worktree {
 		c.note("the worktree %s could not be cleaned up (%v); it is kept", wt.Path(), err)
 		return &agentapi.Worktree{Path: wt.Path(), Branch: wt.Branch()}
 	}
-	if kept == nil {
-		return nil
-	}
-	return &agentapi.Worktree{Path: kept.Path, Branch: kept.Branch}
+	return kept
 }
 
 // run starts the agent, holds the conversation and ends the process.
