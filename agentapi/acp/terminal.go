@@ -266,7 +266,7 @@ func (c *child) tempDir() (string, error) {
 func (c *child) terminalEnv(tmp string, extra []sdk.EnvVariable) []string {
 	set := make(map[string]string, len(extra))
 	for _, e := range extra {
-		if e.Name != "" && !strings.ContainsAny(e.Name, "=\x00") && !strings.ContainsRune(e.Value, 0) {
+		if proc.ValidName(e.Name) && !strings.ContainsRune(e.Value, 0) {
 			set[e.Name] = e.Value
 		}
 	}

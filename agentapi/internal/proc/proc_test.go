@@ -156,3 +156,12 @@ func TestSignalAndStderrNoteSayHowTheProcessEnded(t *testing.T) {
 		t.Error("an Execution that never ran reports a signal")
 	}
 }
+
+func TestValidNameRefusesWhatNoEnvironmentEntryCanCarry(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]bool{"PATH": true, "a_b-1.x": true, "": false, "A=B": false, "=": false, "A\x00": false} {
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
