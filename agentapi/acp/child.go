@@ -120,10 +120,7 @@ func (c *child) leave(ctx context.Context) *agentapi.Worktree {
 		c.note("the worktree %s could not be cleaned up (%v); it is kept", wt.Path(), err)
 		return &agentapi.Worktree{Path: wt.Path(), Branch: wt.Branch()}
 	}
-	if kept == nil {
-		return nil
-	}
-	return &agentapi.Worktree{Path: kept.Path, Branch: kept.Branch}
+	return kept
 }
 
 // run starts the agent, holds the conversation and ends the process.
@@ -260,7 +257,7 @@ func (c *child) startError(sctx context.Context, method string, err error) error
 		ex := c.end(sctx, false)
 		return wferr.Wrap(wferr.AgentStart, err,
 			"the ACP agent %s closed the connection before it answered %s (%s)%s: check that %q speaks the Agent Client Protocol on its stdin and stdout",
-			c.p.name, method, exitText(ex), stderrText(ex), c.p.agent.Command)
+			c.p.name, method, exitText(ex), ex.StderrNote(), c.p.agent.Command)
 	}
 	if answered && re.Code == codeAuthRequired {
 		return wferr.Wrap(wferr.AgentStart, err,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/internal/proc"
 	"github.com/wfrun/wfrun/agentapi/workspace"
 )
 
@@ -220,12 +221,12 @@ func (a *Agent) check(what string) error {
 		return fmt.Errorf("%s has a NUL byte in its command or arguments", what)
 	}
 	for k := range a.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
+		if !proc.ValidName(k) {
 			return fmt.Errorf("%s has the name %q in \"env\": a variable name must be non-empty and contain no '=' or NUL", what, k)
 		}
 	}
 	for _, k := range a.PassEnv {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
+		if !proc.ValidName(k) {
 			return fmt.Errorf("%s has the name %q in \"passEnv\": a variable name must be non-empty and contain no '=' or NUL", what, k)
 		}
 	}

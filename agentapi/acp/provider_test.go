@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -354,5 +355,43 @@ func TestCapabilitiesAreWhatACPAndTheConfigurationGive(t *testing.T) {
 	}
 	if f.p.Name() != "acp:test" {
 		t.Fatalf("name %q", f.p.Name())
+	}
+}
+
+func TestTheAgentGetsAMinimalEnvironmentThenPassEnvThenTheWorkspacesThenEnv(t *testing.T) {
+	t.Setenv("WFRUN_ACP_PASSED", "given")
+	t.Setenv("WFRUN_ACP_SECRET", "kept")
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		want []string
+	}{
+		{"the workspace's git settings reach the agent", map[string]string{"STYLE": "terse"},
+			[]string{"WFRUN_ACP_PASSED=given", "STYLE=terse", "GIT_OPTIONAL_LOCKS=0"}},
+		{"env wins over the workspace", map[string]string{"GIT_OPTIONAL_LOCKS": "1", "WFRUN_ACP_PASSED": "set"},
+			[]string{"WFRUN_ACP_PASSED=set", "GIT_OPTIONAL_LOCKS=1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			envFile := filepath.Join(t.TempDir(), "env")
+			// The agent is a shell that records its environment and becomes
+			// the test agent.
+			f := newFixture(t, workspace.ReadOnly, false, Agent{Command: "/bin/sh",
+				Args:    []string{"-c", `env > "$0" && exec "$1"`, envFile, testAgent},
+				PassEnv: []string{"WFRUN_ACP_PASSED"}, Env: c.env})
+			f.complete(t, "@say done")
+			data, err := os.ReadFile(envFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Split(strings.TrimSpace(string(data)), "\n")
+			for _, want := range c.want {
+				if !slices.Contains(got, want) {
+					t.Errorf("%s is missing from the agent's environment %q", want, got)
+				}
+			}
+			if slices.ContainsFunc(got, func(kv string) bool { return strings.HasPrefix(kv, "WFRUN_ACP_SECRET=") }) {
+				t.Errorf("a variable neither inherited nor passed reached the agent: %q", got)
+			}
+		})
 	}
 }

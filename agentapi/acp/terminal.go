@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -138,9 +137,9 @@ func (t *terminal) run() {
 	ex := t.proc.Wait(read)
 	<-read
 	st := &sdk.TerminalExitStatus{}
-	if ws, ok := ex.State.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		sig := ws.Signal().String()
-		st.Signal = &sig
+	if sig, ok := ex.Signal(); ok {
+		name := sig.String()
+		st.Signal = &name
 	} else {
 		code := ex.State.ExitCode()
 		st.ExitCode = &code
@@ -262,25 +261,14 @@ func (c *child) tempDir() (string, error) {
 }
 
 // terminalEnv is a terminal command's environment, as wfrun's Bash tool
-// builds it: wfrun's minimal inherited set (never API keys), TMPDIR and a
-// cache folder in the child's temp folder where the mode can write,
-// non-interactive pagers, what the workspace asks for, and the variables
-// the request names.
+// builds it (Workspace.CommandEnv), with the variables the request names;
+// one with a name or value no environment can hold is left out.
 func (c *child) terminalEnv(tmp string, extra []sdk.EnvVariable) []string {
-	set := map[string]string{"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "TERM": "dumb", "NO_COLOR": "1"}
-	if tmp != "" {
-		set["TMPDIR"] = tmp
-		if c.ws.Mode() == workspace.WorkspaceWrite {
-			set["XDG_CACHE_HOME"] = filepath.Join(tmp, ".cache")
-		}
-	}
-	for k, v := range c.ws.Env() {
-		set[k] = v
-	}
+	set := make(map[string]string, len(extra))
 	for _, e := range extra {
-		if e.Name != "" && !strings.ContainsAny(e.Name, "=\x00") && !strings.ContainsRune(e.Value, 0) {
+		if proc.ValidName(e.Name) && !strings.ContainsRune(e.Value, 0) {
 			set[e.Name] = e.Value
 		}
 	}
-	return proc.Environ(nil, set)
+	return c.ws.CommandEnv(tmp, set)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"syscall"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -40,24 +39,11 @@ func exitText(ex proc.Execution) string {
 	case ex.Killed:
 		return "wfrun killed it"
 	default:
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Sprintf("it was killed by signal %s", ws.Signal())
+		if sig, ok := ex.Signal(); ok {
+			return fmt.Sprintf("it was killed by signal %s", sig)
 		}
 		return fmt.Sprintf("it exited with status %d", st.ExitCode())
 	}
-}
-
-// stderrText is "; stderr: TAIL" for an error message, or "" when the
-// agent wrote nothing to stderr.
-func stderrText(ex proc.Execution) string {
-	tail := strings.TrimSpace(strings.ToValidUTF8(string(ex.Stderr), "\uFFFD"))
-	if tail == "" {
-		return ""
-	}
-	if len(ex.Stderr) >= proc.StderrTail {
-		tail = "…" + tail
-	}
-	return "; stderr: " + tail
 }
 
 // rpcText is the text of an error from the agent: a JSON-RPC error's

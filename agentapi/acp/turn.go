@@ -211,7 +211,7 @@ func (c *child) turnError(ctx context.Context, err error) (agentapi.Result, erro
 	select {
 	case <-c.conn.Done():
 		ex := c.end(ctx, false)
-		return failed(agentapi.FailureTaskFailed, "the agent's connection closed during its turn (%s)%s", exitText(ex), stderrText(ex)), nil, nil
+		return failed(agentapi.FailureTaskFailed, "the agent's connection closed during its turn (%s)%s", exitText(ex), ex.StderrNote()), nil, nil
 	default:
 	}
 	var re *sdk.RequestError

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"syscall"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/internal/proc"
@@ -114,7 +113,7 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 	}
 	if st := ex.State; !st.Success() {
 		return agentapi.Result{Status: agentapi.StatusFailed, Failure: agentapi.FailureTaskFailed, Usage: usage,
-			Error: fmt.Sprintf("%s %s%s", s.Argv[0], exitText(ex), stderrText(ex))}, nil
+			Error: fmt.Sprintf("%s %s%s", s.Argv[0], exitText(ex), ex.StderrNote())}, nil
 	}
 	return p.answer(s, ex, sch, usage), nil
 }
@@ -130,12 +129,12 @@ func (p *Provider) answer(s *Spec, ex proc.Execution, sch *schema.Schema, usage 
 		var err error
 		if doc, err = lastJSON(ex.Stdout); err != nil {
 			return failed(agentapi.FailureTaskFailed, usage, "%s exited 0 but its output is not JSON (%v), although the spec says \"output.format\": \"json\"; output: %q%s",
-				s.Argv[0], err, excerpt(text, 200), stderrText(ex))
+				s.Argv[0], err, excerpt(text, 200), ex.StderrNote())
 		}
 		v, ok := lookup(doc, s.Output.Field)
 		if !ok || v == nil {
 			return failed(agentapi.FailureTaskFailed, usage, "%s exited 0 but its JSON output has no %q field (the spec's \"output.field\"); output: %q%s",
-				s.Argv[0], s.Output.Field, excerpt(text, 200), stderrText(ex))
+				s.Argv[0], s.Output.Field, excerpt(text, 200), ex.StderrNote())
 		}
 		text = fieldText(v)
 	}
@@ -160,7 +159,7 @@ func failed(kind agentapi.FailureKind, u agentapi.Usage, format string, args ...
 
 // stopped is the result of a child whose context ended first.
 func stopped(ctx context.Context, s *Spec, ex proc.Execution, u agentapi.Usage) agentapi.Result {
-	how := howStopped(s, ex) + stderrText(ex)
+	how := howStopped(s, ex) + ex.StderrNote()
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return agentapi.Result{Status: agentapi.StatusCancelled, Failure: agentapi.FailureCancelled, Usage: u,
 			Error: "the child was cancelled before " + s.Argv[0] + " finished" + how}
@@ -186,23 +185,10 @@ func howStopped(s *Spec, ex proc.Execution) string {
 
 // exitText describes a failed exit: a status or a signal.
 func exitText(ex proc.Execution) string {
-	if ws, ok := ex.State.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return fmt.Sprintf("was killed by signal %s", ws.Signal())
+	if sig, ok := ex.Signal(); ok {
+		return fmt.Sprintf("was killed by signal %s", sig)
 	}
 	return fmt.Sprintf("exited with status %d", ex.State.ExitCode())
-}
-
-// stderrText is ": STDERR TAIL" for an error message, or "" when stderr
-// was empty.
-func stderrText(ex proc.Execution) string {
-	tail := strings.TrimSpace(strings.ToValidUTF8(string(ex.Stderr), "\uFFFD"))
-	if tail == "" {
-		return ""
-	}
-	if len(ex.Stderr) >= proc.StderrTail {
-		tail = "…" + tail
-	}
-	return "; stderr: " + tail
 }
 
 // notFound is the AGENT_START error for a command that cannot be found or

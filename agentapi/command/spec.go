@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/internal/proc"
 )
 
 // The defaults of a Spec's zero fields.
@@ -267,12 +268,12 @@ func (s *Spec) check() error {
 		return fmt.Errorf("the command spec's \"output.format\" is %q: write \"text\" or \"json\"", s.Output.Format)
 	}
 	for k := range s.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
+		if !proc.ValidName(k) {
 			return fmt.Errorf("the command spec's \"env\" has the name %q: a variable name must be non-empty and contain no '=' or NUL", k)
 		}
 	}
 	for _, k := range s.PassEnv {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
+		if !proc.ValidName(k) {
 			return fmt.Errorf("the command spec's \"passEnv\" has the name %q: a variable name must be non-empty and contain no '=' or NUL", k)
 		}
 	}

@@ -81,8 +81,5 @@ func (c *conversation) leaveWorkplace(ctx context.Context) *agentapi.Worktree {
 		c.notes = append(c.notes, fmt.Sprintf("the worktree %s could not be cleaned up (%v); it is kept", wt.Path(), err))
 		return &agentapi.Worktree{Path: wt.Path(), Branch: wt.Branch()}
 	}
-	if kept == nil {
-		return nil
-	}
-	return &agentapi.Worktree{Path: kept.Path, Branch: kept.Branch}
+	return kept
 }

@@ -12,7 +12,7 @@ import (
 
 // call decodes args into a fresh A and runs fn with it. Arguments must be
 // one JSON object with only the tool's fields; "" and null mean {}.
-func call[A any](ctx context.Context, s *Set, name string, args json.RawMessage, fn func(context.Context, A) (string, error)) (string, error) {
+func call[A any](ctx context.Context, name string, args json.RawMessage, fn func(context.Context, A) (string, error)) (string, error) {
 	var a A
 	if err := decode(name, args, &a); err != nil {
 		return "", err

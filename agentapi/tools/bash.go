@@ -8,11 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi/internal/proc"
-	"github.com/wfrun/wfrun/agentapi/workspace"
 )
 
 type bashArgs struct {
@@ -66,7 +64,7 @@ func (s *Set) bash(ctx context.Context, a bashArgs) (string, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errBashTimeout)
 	defer cancel()
 	ex, err := proc.Run(ctx, proc.Job{
-		Path: path, Args: argv, Env: s.bashEnv(tmp), Dir: s.ws.Root(),
+		Path: path, Args: argv, Env: s.ws.CommandEnv(tmp, nil), Dir: s.ws.Root(),
 		MaxStdout: maxOutput, Overflow: proc.OverflowDiscard, MergeStderr: true, Grace: bashGrace,
 	})
 	if err != nil {
@@ -87,8 +85,8 @@ func (s *Set) bash(ctx context.Context, a bashArgs) (string, error) {
 		return "", fmt.Errorf("%s\n[the child was stopped (%v), and the command with it]", out, context.Cause(ctx))
 	}
 	if st := ex.State; !st.Success() {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "", fmt.Errorf("%s\n[the command was killed by signal %s]", out, ws.Signal())
+		if sig, ok := ex.Signal(); ok {
+			return "", fmt.Errorf("%s\n[the command was killed by signal %s]", out, sig)
 		}
 		return "", fmt.Errorf("%s\n[exit status %d]", out, st.ExitCode())
 	}
@@ -134,22 +132,4 @@ func (s *Set) tempDir() (string, error) {
 		s.tmp = dir
 	}
 	return s.tmp, nil
-}
-
-// bashEnv is the command's environment: wfrun's minimal inherited set
-// (PATH, HOME, the locale, …; never API keys), TMPDIR and the cache folder
-// in the child's temp folder where the mode can write, non-interactive
-// pagers, and what the workspace itself asks for.
-func (s *Set) bashEnv(tmp string) []string {
-	set := map[string]string{"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "TERM": "dumb", "NO_COLOR": "1"}
-	if tmp != "" {
-		set["TMPDIR"] = tmp
-		if s.ws.Mode() == workspace.WorkspaceWrite {
-			set["XDG_CACHE_HOME"] = filepath.Join(tmp, ".cache") // ~/.cache is not writable
-		}
-	}
-	for k, v := range s.ws.Env() {
-		set[k] = v
-	}
-	return proc.Environ(nil, set)
 }

@@ -117,19 +117,19 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (stri
 	}
 	switch name {
 	case Read:
-		return call(ctx, s, name, args, s.read)
+		return call(ctx, name, args, s.read)
 	case Write:
-		return call(ctx, s, name, args, s.write)
+		return call(ctx, name, args, s.write)
 	case Edit:
-		return call(ctx, s, name, args, s.edit)
+		return call(ctx, name, args, s.edit)
 	case Glob:
-		return call(ctx, s, name, args, s.glob)
+		return call(ctx, name, args, s.glob)
 	case Grep:
-		return call(ctx, s, name, args, s.grep)
+		return call(ctx, name, args, s.grep)
 	case Bash:
-		return call(ctx, s, name, args, s.bash)
+		return call(ctx, name, args, s.bash)
 	case TodoWrite:
-		return call(ctx, s, name, args, s.todoWrite)
+		return call(ctx, name, args, s.todoWrite)
 	}
 	return "", fmt.Errorf("%w %q", ErrUnknownTool, name)
 }

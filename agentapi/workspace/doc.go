@@ -61,8 +61,8 @@
 //
 // # Place
 //
-// The package belongs to agentapi's provider layer: it imports agentapi's
-// internal process supervision, internal/wferr, go-landlock and the
-// standard library, never runtime, engine, sandbox or cmd. Tools
+// The package belongs to agentapi's provider layer: it imports agentapi
+// (for the worktree a provider reports), agentapi's internal process
+// supervision, internal/wferr, go-landlock and the standard library, never runtime, engine, sandbox or cmd. Tools
 // (agentapi/tools) and providers use it; the run side never does.
 package workspace

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"github.com/wfrun/wfrun/agentapi/internal/proc"
 )
 
 // ErrNoHelper is the cause when a sandboxed command is refused because the
@@ -173,4 +176,23 @@ func (w *Workspace) Env() map[string]string {
 		env["GIT_CONFIG_VALUE_0"] = "0"
 	}
 	return env
+}
+
+// CommandEnv is the whole environment of a command a child runs in the
+// workspace (a Bash call, a terminal an agent asked for): wfrun's minimal
+// inherited set (PATH, HOME, the locale, …; never API keys), non-interactive
+// pagers, TMPDIR and a cache folder in tmp, the child's temp folder ("" in
+// ReadOnly, where nothing is writable), what Env asks for, and last extra,
+// whose names the caller has checked.
+func (w *Workspace) CommandEnv(tmp string, extra map[string]string) []string {
+	set := map[string]string{"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "TERM": "dumb", "NO_COLOR": "1"}
+	if tmp != "" {
+		set["TMPDIR"] = tmp
+		if w.mode == WorkspaceWrite {
+			set["XDG_CACHE_HOME"] = filepath.Join(tmp, ".cache") // ~/.cache is not writable
+		}
+	}
+	maps.Copy(set, w.Env())
+	maps.Copy(set, extra)
+	return proc.Environ(nil, set)
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -262,5 +263,57 @@ func TestEnvTellsGitWhatTheWorkspaceCannotDo(t *testing.T) {
 	w, _, _ = sandboxed(t, Config{})
 	if len(w.Env()) != 0 {
 		t.Errorf("workspace-write: %v", w.Env())
+	}
+}
+
+func TestCommandEnvIsMinimalWithTheChildsTempAndTheCallersVariablesLast(t *testing.T) {
+	t.Setenv("WFRUN_TEST_SECRET", "do-not-pass")
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		name  string
+		mode  Mode
+		tmp   string
+		extra map[string]string
+		want  []string // KEY=VALUE that must be there
+		none  []string // KEY= prefixes that must not
+	}{
+		{"workspace-write has TMPDIR and a cache folder in the temp folder", WorkspaceWrite, tmp, nil,
+			[]string{"TMPDIR=" + tmp, "XDG_CACHE_HOME=" + filepath.Join(tmp, ".cache"), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "TERM=dumb", "NO_COLOR=1"},
+			[]string{"WFRUN_TEST_SECRET=", "GIT_OPTIONAL_LOCKS="}},
+		{"read-only has no temp folder and tells git to take no locks", ReadOnly, "", nil,
+			[]string{"GIT_OPTIONAL_LOCKS=0", "PAGER=cat"},
+			[]string{"TMPDIR=", "XDG_CACHE_HOME=", "WFRUN_TEST_SECRET="}},
+		{"danger-full-access keeps TMPDIR but not the cache folder", DangerFullAccess, tmp, nil,
+			[]string{"TMPDIR=" + tmp},
+			[]string{"XDG_CACHE_HOME="}},
+		{"the caller's variables win over the defaults and the workspace's", ReadOnly, tmp, map[string]string{"PAGER": "less", "GIT_OPTIONAL_LOCKS": "1", "EXTRA": "x"},
+			[]string{"PAGER=less", "GIT_OPTIONAL_LOCKS=1", "EXTRA=x"},
+			[]string{"PAGER=cat", "GIT_OPTIONAL_LOCKS=0"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, err := New(Config{Root: t.TempDir(), Mode: c.mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := w.CommandEnv(c.tmp, c.extra)
+			seen := map[string]bool{}
+			for _, kv := range env {
+				k, _, _ := strings.Cut(kv, "=")
+				if seen[k] {
+					t.Errorf("%s appears twice in %q", k, env)
+				}
+				seen[k] = true
+			}
+			for _, want := range c.want {
+				if !slices.Contains(env, want) {
+					t.Errorf("%s is missing from %q", want, env)
+				}
+			}
+			for _, bad := range c.none {
+				if slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, bad) }) {
+					t.Errorf("%s… is in %q", bad, env)
+				}
+			}
+		})
 	}
 }

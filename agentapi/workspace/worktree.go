@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -34,12 +35,10 @@ const finishTimeout = 2 * time.Minute
 var agentIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$`)
 
 // Kept is a worktree left behind because its child changed something: the
-// child's work is on Branch, checked out at Path. Its JSON form is the
-// `worktree` field of a child's envelope and of agent.end.
-type Kept struct {
-	Path   string `json:"path"`
-	Branch string `json:"branch"`
-}
+// child's work is on Branch, checked out at Path. It is the worktree a
+// provider reports in agentapi.Result, so a provider returns what Finish
+// gives it as it is.
+type Kept = agentapi.Worktree
 
 // Worktree is one child's own git worktree: a checkout of the workspace
 // repository's HEAD on a new branch, under WORKSPACE/.wfrun/worktrees/ID.

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 )
 
 // inherited are the variables of wfrun's environment that a child process
@@ -53,3 +54,7 @@ func Environ(pass []string, set map[string]string) []string {
 }
 
 func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
+
+// ValidName reports whether k can name an environment variable: it is not
+// empty and holds no '=' or NUL, which no environment entry can carry.
+func ValidName(k string) bool { return k != "" && !strings.ContainsAny(k, "=\x00") }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -77,6 +78,33 @@ type Execution struct {
 
 // Truncated reports whether stdout was longer than what was kept.
 func (e Execution) Truncated() bool { return e.StdoutBytes > int64(len(e.Stdout)) }
+
+// Signal returns the signal that ended the process, and false when it
+// exited with a status (or never ran).
+func (e Execution) Signal() (syscall.Signal, bool) {
+	if e.State == nil {
+		return 0, false
+	}
+	ws, ok := e.State.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return 0, false
+	}
+	return ws.Signal(), true
+}
+
+// StderrNote is "; stderr: TAIL" for an error message, with "…" before a
+// tail that may have been cut, or "" when the process wrote nothing (but
+// white space) to stderr.
+func (e Execution) StderrNote() string {
+	tail := strings.TrimSpace(strings.ToValidUTF8(string(e.Stderr), "\uFFFD"))
+	if tail == "" {
+		return ""
+	}
+	if len(e.Stderr) >= StderrTail {
+		tail = "…" + tail
+	}
+	return "; stderr: " + tail
+}
 
 // Run runs j in a process group of its own and returns when the group is
 // gone (but see DrainTimeout) and every goroutine it started has ended.

@@ -122,3 +122,46 @@ func TestEnvironIsMinimalAndLaterWins(t *testing.T) {
 		t.Fatalf("set's names are not in sorted order: %v", env)
 	}
 }
+
+func TestSignalAndStderrNoteSayHowTheProcessEnded(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		script string
+		signal string // "" for an exit with a status
+		note   string
+	}{
+		{"an exit with a status and no stderr", "echo out; exit 3", "", ""},
+		{"white space on stderr is no stderr", "printf ' \\n\\t' >&2; exit 1", "", ""},
+		{"stderr is trimmed", "echo '  it broke  ' >&2; exit 1", "", "; stderr: it broke"},
+		{"a cut tail says so", "head -c 10000 /dev/zero | tr '\\0' x >&2; exit 1", "", "; stderr: …" + strings.Repeat("x", StderrTail)},
+		{"a signal", "echo dying >&2; kill -9 $$", "killed", "; stderr: dying"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ex, err := Run(context.Background(), sh(c.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig, ok := ex.Signal()
+			if got := map[bool]string{true: sig.String(), false: ""}[ok]; got != c.signal {
+				t.Errorf("Signal() = %q, %v; want %q", got, ok, c.signal)
+			}
+			if got := ex.StderrNote(); got != c.note {
+				t.Errorf("StderrNote() = %.80q; want %.80q", got, c.note)
+			}
+		})
+	}
+	if _, ok := (Execution{}).Signal(); ok {
+		t.Error("an Execution that never ran reports a signal")
+	}
+}
+
+func TestValidNameRefusesWhatNoEnvironmentEntryCanCarry(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]bool{"PATH": true, "a_b-1.x": true, "": false, "A=B": false, "=": false, "A\x00": false} {
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
