@@ -66,7 +66,7 @@ func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (
 	plan := *prep.Plan
 	name := req.ScriptName
 	if name == "" {
-		name = "script.js"
+		name = engine.DefaultScriptName
 	}
 	script, err := sandbox.Parse(name, req.Script)
 	if err != nil {
