@@ -28,11 +28,14 @@ const (
 	DefaultRunTimeout   = time.Hour
 	DefaultCancelGrace  = runtime.DefaultCancelGrace
 	DefaultScriptCache  = 256
-	defaultScriptName   = "script.js"
 	maxParentLength     = 256
 	maxArgsBytes        = 8 << 20
 	maxMetaRequestBytes = 64 << 10
 )
+
+// DefaultScriptName names a request's script in positions and stack traces
+// when its ScriptName is empty.
+const DefaultScriptName = "script.js"
 
 // Config configures an Engine. The zero value is a working engine whose
 // only provider is "fake", with the limits of docs/script-api.md ("Limits").

@@ -4,7 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+	"time"
+
+	"github.com/wfrun/wfrun/runtime"
 )
 
 func TestWorkflowIndex_LookupsNeverTouchTheCompileCache(t *testing.T) {
@@ -107,5 +111,32 @@ func TestEngine_ARunIsNoLongerLiveWhenWaitReturns(t *testing.T) {
 				t.Fatalf("iteration %d: a settled run is still live", i)
 			}
 		}
+	}
+}
+
+func TestRunPlan_ConfigGivesBackEveryLimitPlanResolved(t *testing.T) {
+	e, err := New(Config{Concurrency: 3, MaxTotalAgents: 50, MaxItems: 70, RunTimeout: time.Minute, AgentTimeout: 10 * time.Second,
+		BudgetTokens: 1000, CancelGrace: 2 * time.Second, MaxResultBytes: 4096, MaxMemory: 64 << 20, MaxCallStackSize: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close(context.Background()) }()
+	req := WorkflowStartRequest{Script: "export const meta = {name:'p', description:'d'}\nreturn 1", Parent: "test",
+		MaxTotalAgents: 20, BudgetTokens: 500, TimeoutMs: 30_000}
+	plan, err := e.Plan(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.prepare(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the run's scheduler adds of its own is left out of both.
+	want := runtime.WithDefaults(p.cfg)
+	want.Parent, want.Script, want.Args, want.Provider, want.LoadWorkflow, want.Emit = "", nil, nil, nil, nil, nil
+	got := runtime.WithDefaults(plan.Config())
+	got.Emit = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the plan's config:\n%+v\nwant the one Start would run with:\n%+v", got, want)
 	}
 }

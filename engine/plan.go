@@ -7,6 +7,7 @@ import (
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
 	"github.com/wfrun/wfrun/runtime"
+	"github.com/wfrun/wfrun/sandbox"
 )
 
 // RunPlan is a request that passed every pre-check of Start, as plain data:
@@ -61,6 +62,19 @@ func (e *Engine) Plan(req WorkflowStartRequest) (RunPlan, error) {
 		CancelGrace: c.CancelGrace, MaxResultBytes: c.MaxResultBytes, MaxMemory: c.MaxMemory,
 		MaxCallStackSize: c.Sandbox.MaxCallStackSize,
 	}, nil
+}
+
+// Config is the runtime.Config of the plan's limits, the inverse of what
+// Plan read from the engine's: the scheduler that runs the plan adds the
+// run's id, script, provider, sinks and scheduler of its own.
+func (p RunPlan) Config() runtime.Config {
+	return runtime.Config{
+		Meta:        p.Meta,
+		Concurrency: p.Concurrency, MaxAgents: p.MaxAgents, MaxItems: p.MaxItems,
+		Timeout: p.Timeout, AgentTimeout: p.AgentTimeout, BudgetTokens: p.BudgetTokens,
+		CancelGrace: p.CancelGrace, MaxResultBytes: p.MaxResultBytes, MaxMemory: p.MaxMemory,
+		Sandbox: sandbox.Options{MaxCallStackSize: p.MaxCallStackSize},
+	}
 }
 
 // LoadWorkflow resolves workflow(name) the way a run of this engine does,

@@ -137,7 +137,7 @@ func (e *Engine) lookupProvider(name string) (agentapi.Provider, error) {
 func (e *Engine) compiled(req WorkflowStartRequest) *compiled {
 	name := req.ScriptName
 	if name == "" {
-		name = defaultScriptName
+		name = DefaultScriptName
 	}
 	return e.cache.get(name, req.Script)
 }

@@ -15,44 +15,13 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/mcpserver"
 	"github.com/wfrun/wfrun/engine/tool"
-	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/internal/enginetest"
 	"github.com/wfrun/wfrun/internal/leaktest"
 )
 
 func TestMain(m *testing.M) {
 	engine.Init() // isolated runs and sandboxed tools re-execute this test binary
 	leaktest.VerifyTestMain(m)
-}
-
-// streams records each run's events and checks them once the engine has closed.
-type streams struct {
-	mu   sync.Mutex
-	runs map[string]*eventcheck.Recorder
-}
-
-func (s *streams) record(ev engine.Event) {
-	s.mu.Lock()
-	if s.runs == nil {
-		s.runs = map[string]*eventcheck.Recorder{}
-	}
-	rec := s.runs[ev.RunID]
-	if rec == nil {
-		rec = &eventcheck.Recorder{}
-		s.runs[ev.RunID] = rec
-	}
-	s.mu.Unlock()
-	rec.Record(ev)
-}
-
-func (s *streams) check(t *testing.T) {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id, rec := range s.runs {
-		if err := eventcheck.Check(rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
-			t.Errorf("run %s: %v", id, err)
-		}
-	}
 }
 
 const slowRules = `{"rules":[{"match":"^slow","delayMs":30000}]}`
@@ -65,19 +34,7 @@ func newServer(t *testing.T, opts mcpserver.Options) (*mcpserver.Server, *engine
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := &streams{}
-	eng, err := engine.New(engine.Config{FakeRules: rules, Events: evs.record})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := eng.Close(ctx); err != nil {
-			t.Errorf("close: %v", err)
-		}
-		evs.check(t)
-	})
+	eng := enginetest.New(t, engine.Config{FakeRules: rules})
 	return mcpserver.New(eng, opts), eng
 }
 

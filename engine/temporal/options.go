@@ -10,15 +10,15 @@ import (
 	"github.com/wfrun/wfrun/engine"
 )
 
-// The names under which the workflow, its activities and its query are
-// registered. They are part of every history: renaming one breaks the
-// replay of runs already started.
+// The names under which the workflow, its agent activity and its query
+// are registered. They are part of every history: renaming one breaks the
+// replay of runs already started. The local activities are called by
+// method value, so a history records them by their method's name
+// (Prepare, LoadWorkflow): renaming those breaks replay too.
 const (
-	WorkflowName    = "wfrun.run"
-	QueryEvents     = "wfrun.events"
-	agentActivity   = "wfrun.agent"
-	prepareActivity = "wfrun.prepare"
-	loadActivity    = "wfrun.loadWorkflow"
+	WorkflowName  = "wfrun.run"
+	QueryEvents   = "wfrun.events"
+	agentActivity = "wfrun.agent"
 )
 
 // Defaults of a zero Options.

@@ -87,42 +87,44 @@ func (s *scheduler) WithTimeout(ctx context.Context, d time.Duration, cause erro
 	return cctx, func() { cancel(context.Canceled) }
 }
 
+// afterCall is one AfterFunc or AfterTime: f runs once, unless stop
+// comes first. Coroutines run one at a time, so plain fields do.
+type afterCall struct{ stopped, ran bool }
+
+// stop is what AfterFunc and AfterTime return: true if it kept f from
+// running.
+func (a *afterCall) stop() bool {
+	if a.stopped || a.ran {
+		return false
+	}
+	a.stopped = true
+	return true
+}
+
 func (s *scheduler) AfterFunc(ctx context.Context, f func()) func() bool {
-	var stopped, ran bool
+	a := &afterCall{}
 	workflow.Go(s.detached, func(wc workflow.Context) {
-		_ = workflow.Await(wc, func() bool { return stopped || ctx.Err() != nil })
-		if !stopped {
-			ran = true
+		_ = workflow.Await(wc, func() bool { return a.stopped || ctx.Err() != nil })
+		if !a.stopped {
+			a.ran = true
 			f()
 		}
 	})
-	return func() bool {
-		if stopped || ran {
-			return false
-		}
-		stopped = true
-		return true
-	}
+	return a.stop
 }
 
 func (s *scheduler) AfterTime(d time.Duration, f func()) func() bool {
-	var stopped, ran bool
+	a := &afterCall{}
 	workflow.Go(s.detached, func(wc workflow.Context) {
 		tctx, stopTimer := workflow.WithCancel(wc)
 		timer := workflow.NewTimer(tctx, d)
-		_ = workflow.Await(wc, func() bool { return stopped || timer.IsReady() })
-		if stopped {
+		_ = workflow.Await(wc, func() bool { return a.stopped || timer.IsReady() })
+		if a.stopped {
 			stopTimer()
 			return
 		}
-		ran = true
+		a.ran = true
 		f()
 	})
-	return func() bool {
-		if stopped || ran {
-			return false
-		}
-		stopped = true
-		return true
-	}
+	return a.stop
 }

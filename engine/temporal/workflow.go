@@ -66,7 +66,7 @@ func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (
 	plan := *prep.Plan
 	name := req.ScriptName
 	if name == "" {
-		name = "script.js"
+		name = engine.DefaultScriptName
 	}
 	script, err := sandbox.Parse(name, req.Script)
 	if err != nil {
@@ -87,18 +87,11 @@ func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (
 		}
 	})
 
-	cfg := runtime.Config{
-		RunID: runID, Parent: req.Parent, Script: script, Args: req.Args, Meta: plan.Meta,
-		Provider: &activityProvider{sched: sched, name: plan.Provider, caps: plan.Capabilities, opts: &w.opts,
-			plan: limits{timeout: plan.Timeout, grace: plan.CancelGrace}},
-		Concurrency: plan.Concurrency, MaxAgents: plan.MaxAgents, MaxItems: plan.MaxItems,
-		Timeout: plan.Timeout, AgentTimeout: plan.AgentTimeout, BudgetTokens: plan.BudgetTokens,
-		CancelGrace: plan.CancelGrace, MaxResultBytes: plan.MaxResultBytes, MaxMemory: plan.MaxMemory,
-		MaxBusy:   w.opts.MaxBusy,
-		Sandbox:   sandbox.Options{MaxCallStackSize: plan.MaxCallStackSize},
-		Emit:      log.emit,
-		Scheduler: sched,
-	}
+	cfg := plan.Config()
+	cfg.RunID, cfg.Parent, cfg.Script, cfg.Args = runID, req.Parent, script, req.Args
+	cfg.Provider = &activityProvider{sched: sched, name: plan.Provider, caps: plan.Capabilities, opts: &w.opts,
+		plan: limits{timeout: plan.Timeout, grace: plan.CancelGrace}}
+	cfg.MaxBusy, cfg.Emit, cfg.Scheduler = w.opts.MaxBusy, log.emit, sched
 	if plan.Workflows {
 		cfg.LoadWorkflow = func(name string) (*sandbox.Script, error) {
 			var l loaded

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,17 +33,12 @@ type Envelope struct {
 }
 
 // agent is the agent tool.
-func (s *Set) agent(ctx context.Context, input json.RawMessage, progress func(Progress)) Result {
-	var in AgentInput
-	if err := decode(Agent, input, &in); err != nil {
-		return inputError(err)
-	}
+func (s *Set) agent(ctx context.Context, in AgentInput, progress func(Progress)) Result {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return inputError(errorf(engine.CodeInvalidRequest, "the agent tool needs a prompt: the whole task, in words, with every fact the sub-agent needs"))
 	}
-	if sch := bytes.TrimSpace(in.Schema); len(sch) > 0 && sch[0] != '{' {
-		return inputError(errorf(engine.CodeUnsupportedSchema,
-			"schema must be a JSON Schema object with an object root, e.g. {\"type\":\"object\",\"properties\":{\"answer\":{\"type\":\"string\"}},\"required\":[\"answer\"]}"))
+	if err := checkSchemaRoot(in.Schema); err != nil {
+		return inputError(err)
 	}
 	args, err := json.Marshal(in)
 	if err != nil {

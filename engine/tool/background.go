@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -26,11 +25,7 @@ func (s *Set) unknownRun(id string) Result {
 }
 
 // status is workflow_status.
-func (s *Set) status(_ context.Context, input json.RawMessage, _ func(Progress)) Result {
-	var in RunIDInput
-	if err := decode(WorkflowStatus, input, &in); err != nil {
-		return inputError(err)
-	}
+func (s *Set) status(_ context.Context, in RunIDInput, _ func(Progress)) Result {
 	info, ok := s.eng.Info(s.opts.Owner, in.RunID)
 	if !ok {
 		return s.unknownRun(in.RunID)
@@ -40,18 +35,10 @@ func (s *Set) status(_ context.Context, input json.RawMessage, _ func(Progress))
 
 // wait is workflow_wait: the result once the run is done, else its status
 // when the wait's time is up or the call is cancelled.
-func (s *Set) wait(ctx context.Context, input json.RawMessage, progress func(Progress)) Result {
-	var in WaitInput
-	if err := decode(WorkflowWait, input, &in); err != nil {
+func (s *Set) wait(ctx context.Context, in WaitInput, progress func(Progress)) Result {
+	var err error
+	if in.TimeoutMs, err = waitTimeout(WorkflowWait, in.TimeoutMs); err != nil {
 		return inputError(err)
-	}
-	switch {
-	case in.TimeoutMs < 0:
-		return inputError(errorf(engine.CodeInvalidRequest, "timeoutMs must not be negative; leave it out to wait %d ms", DefaultWaitMs))
-	case in.TimeoutMs > MaxWaitMs:
-		return inputError(errorf(engine.CodeInvalidRequest, "timeoutMs is %d; workflow_wait waits at most %d ms (10 minutes): call it again to wait longer", in.TimeoutMs, MaxWaitMs))
-	case in.TimeoutMs == 0:
-		in.TimeoutMs = DefaultWaitMs
 	}
 	run, ok := s.eng.Lookup(s.opts.Owner, in.RunID)
 	if !ok {
@@ -90,11 +77,7 @@ func (s *Set) wait(ctx context.Context, input json.RawMessage, progress func(Pro
 }
 
 // cancel is workflow_cancel.
-func (s *Set) cancel(ctx context.Context, input json.RawMessage, _ func(Progress)) Result {
-	var in CancelInput
-	if err := decode(WorkflowCancel, input, &in); err != nil {
-		return inputError(err)
-	}
+func (s *Set) cancel(ctx context.Context, in CancelInput, _ func(Progress)) Result {
 	run, ok := s.eng.Lookup(s.opts.Owner, in.RunID)
 	if !ok {
 		return s.unknownRun(in.RunID)
@@ -123,11 +106,7 @@ func (s *Set) cancel(ctx context.Context, input json.RawMessage, _ func(Progress
 }
 
 // list is workflow_list.
-func (s *Set) list(_ context.Context, input json.RawMessage, _ func(Progress)) Result {
-	var in ListInput
-	if err := decode(WorkflowList, input, &in); err != nil {
-		return inputError(err)
-	}
+func (s *Set) list(_ context.Context, in ListInput, _ func(Progress)) Result {
 	runs := s.eng.Runs(s.opts.Owner)
 	if len(runs) == 0 {
 		return Result{Text: "No runs yet.", Structured: RunList{Runs: []engine.RunInfo{}}}

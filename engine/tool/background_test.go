@@ -120,10 +120,13 @@ func TestBackground_CancelAllCancelsOnlyTheOwnersRunningRuns(t *testing.T) {
 
 func TestWait_TimeoutOutsideItsRangeIsRefused(t *testing.T) {
 	s, _ := newSet(t, "", tool.Options{})
-	for _, ms := range []int64{-1, tool.MaxWaitMs + 1} {
+	for ms, want := range map[int64]string{
+		-1:                 "INVALID_REQUEST: timeoutMs must not be negative; leave it out to wait 30000 ms",
+		tool.MaxWaitMs + 1: "INVALID_REQUEST: timeoutMs is 600001; workflow_wait waits at most 600000 ms",
+	} {
 		res := call(t, s, tool.WorkflowWait, map[string]any{"runId": "wf_0000000000000000", "timeoutMs": ms})
-		if !res.IsError || !strings.Contains(res.Text, "timeoutMs") {
-			t.Fatalf("timeoutMs %d: %+v", ms, res)
+		if !res.IsError || !strings.Contains(res.Text, "timeoutMs") || !strings.HasPrefix(res.Text, want) {
+			t.Fatalf("timeoutMs %d: %+v, want a text that starts with %q", ms, res, want)
 		}
 	}
 }

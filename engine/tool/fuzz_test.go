@@ -9,7 +9,7 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/engine/tool"
-	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/internal/enginetest"
 )
 
 // FuzzCall feeds arbitrary bytes to every tool's input parser: the call
@@ -21,22 +21,7 @@ func FuzzCall(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	evs := &streams{}
-	eng, err := engine.New(engine.Config{Events: evs.record})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() {
-		_ = eng.Close(context.Background())
-		evs.mu.Lock()
-		defer evs.mu.Unlock()
-		for id, rec := range evs.runs {
-			if err := eventcheck.Check(rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
-				f.Errorf("run %s: %v", id, err)
-			}
-		}
-	})
-	s := tool.New(eng, tool.Options{})
+	s := tool.New(enginetest.New(f, engine.Config{}), tool.Options{})
 	f.Fuzz(func(t *testing.T, input string) {
 		for _, name := range []tool.Name{tool.WorkflowStatus, tool.WorkflowWait, tool.WorkflowCancel, tool.WorkflowList, tool.Agent} {
 			if name == tool.Agent && strings.Contains(input, "prompt") && json.Valid([]byte(input)) {

@@ -149,6 +149,30 @@ func decode(tool Name, input json.RawMessage, v any) error {
 	return errorf(engine.CodeInvalidRequest, "the %s tool's input is not a JSON object of %s: %v", tool, listAnd(fields), err)
 }
 
+// waitTimeout is the wait a tool's timeoutMs asks for: DefaultWaitMs when
+// it is left out, refused when negative or above MaxWaitMs.
+func waitTimeout(tool Name, ms int64) (int64, error) {
+	switch {
+	case ms < 0:
+		return 0, errorf(engine.CodeInvalidRequest, "timeoutMs must not be negative; leave it out to wait %d ms", DefaultWaitMs)
+	case ms > MaxWaitMs:
+		return 0, errorf(engine.CodeInvalidRequest, "timeoutMs is %d; %s waits at most %d ms (10 minutes): call it again to wait longer", ms, tool, MaxWaitMs)
+	case ms == 0:
+		return DefaultWaitMs, nil
+	}
+	return ms, nil
+}
+
+// checkSchemaRoot refuses a schema field that is not a JSON object before
+// anything starts; the schema itself is checked where it is used.
+func checkSchemaRoot(schema json.RawMessage) error {
+	if sch := bytes.TrimSpace(schema); len(sch) > 0 && sch[0] != '{' {
+		return errorf(engine.CodeUnsupportedSchema,
+			"schema must be a JSON Schema object with an object root, e.g. {\"type\":\"object\",\"properties\":{\"answer\":{\"type\":\"string\"}},\"required\":[\"answer\"]}")
+	}
+	return nil
+}
+
 // fieldNames lists the JSON names of v's struct fields.
 func fieldNames(v any) []string {
 	t := reflect.TypeOf(v)

@@ -1,14 +1,13 @@
 package tool_test
 
 import (
-	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/tool"
+	"github.com/wfrun/wfrun/internal/enginetest"
 	"github.com/wfrun/wfrun/internal/eventcheck"
 	"github.com/wfrun/wfrun/internal/leaktest"
 )
@@ -18,8 +17,8 @@ func TestMain(m *testing.M) {
 	leaktest.VerifyTestMain(m)
 }
 
-// streams records every run's events by run id; check verifies each
-// stream against the shared invariants.
+// streams records every run's events by run id, for tests that look at
+// the events of one run (enginetest.New checks them all).
 type streams struct {
 	mu   sync.Mutex
 	runs map[string]*eventcheck.Recorder
@@ -39,17 +38,6 @@ func (s *streams) record(ev engine.Event) {
 	rec.Record(ev)
 }
 
-func (s *streams) check(t *testing.T) {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id, rec := range s.runs {
-		if err := eventcheck.Check(rec.Events(), eventcheck.Options{RunEvents: true}); err != nil {
-			t.Errorf("run %s: event invariants: %v", id, err)
-		}
-	}
-}
-
 // of returns the events of one run.
 func (s *streams) of(runID string) []engine.Event {
 	s.mu.Lock()
@@ -60,25 +48,13 @@ func (s *streams) of(runID string) []engine.Event {
 	return nil
 }
 
-// newEngine returns an engine whose every event is recorded and checked
+// newEngine returns an engine whose every event is recorded, and checked
 // once the engine has closed at the end of the test.
 func newEngine(t *testing.T, cfg engine.Config) (*engine.Engine, *streams) {
 	t.Helper()
 	evs := &streams{}
 	cfg.Events = evs.record
-	eng, err := engine.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := eng.Close(ctx); err != nil {
-			t.Errorf("close: %v", err)
-		}
-		evs.check(t)
-	})
-	return eng, evs
+	return enginetest.New(t, cfg), evs
 }
 
 // newSet returns the tools on a new engine with the given fake rules.
@@ -86,11 +62,7 @@ func newSet(t *testing.T, rules string, opts tool.Options) (*tool.Set, *streams)
 	t.Helper()
 	cfg := engine.Config{}
 	if rules != "" {
-		r, err := fake.ParseRules([]byte(rules))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.FakeRules = r
+		cfg.FakeRules = mustRules(t, rules)
 	}
 	eng, evs := newEngine(t, cfg)
 	return tool.New(eng, opts), evs

@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -12,11 +11,7 @@ import (
 
 // ralph is the ralph tool: the Ralph loop on one objective, in the
 // foreground, with progress after each round's events.
-func (s *Set) ralph(ctx context.Context, input json.RawMessage, progress func(Progress)) Result {
-	var in RalphInput
-	if err := decode(Ralph, input, &in); err != nil {
-		return inputError(err)
-	}
+func (s *Set) ralph(ctx context.Context, in RalphInput, progress func(Progress)) Result {
 	if in.ResumeFromRunId != "" {
 		if _, ok := s.eng.Info(s.opts.Owner, in.ResumeFromRunId); !ok {
 			return s.unknownRun(in.ResumeFromRunId)

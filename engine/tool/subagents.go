@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/subagent"
 )
@@ -115,17 +114,13 @@ type subagentTools struct {
 
 // defs are the definitions and handlers of the sub-agent tools.
 func (st subagentTools) defs() []*Tool {
-	mk := func(name Name, desc string, in any, call func(context.Context, json.RawMessage) Result) *Tool {
-		return &Tool{def: Definition{Name: name, Description: desc, InputSchema: inputSchema(in)},
-			call: func(ctx context.Context, input json.RawMessage, _ func(Progress)) Result { return call(ctx, input) }}
-	}
 	return []*Tool{
-		mk(SubagentStart, subagentStartDescription, &SubagentStartInput{}, st.start),
-		mk(SubagentSend, subagentSendDescription, &SubagentSendInput{}, st.send),
-		mk(SubagentInterrupt, subagentInterruptDescription, &ChildIDInput{}, st.interrupt),
-		mk(SubagentList, subagentListDescription, &SubagentListInput{}, st.list),
-		mk(SubagentResult, subagentResultDescription, &SubagentResultInput{}, st.result),
-		mk(SubagentClose, subagentCloseDescription, &SubagentCloseInput{}, st.close),
+		newTool(SubagentStart, subagentStartDescription, st.start),
+		newTool(SubagentSend, subagentSendDescription, st.send),
+		newTool(SubagentInterrupt, subagentInterruptDescription, st.interrupt),
+		newTool(SubagentList, subagentListDescription, st.list),
+		newTool(SubagentResult, subagentResultDescription, st.result),
+		newTool(SubagentClose, subagentCloseDescription, st.close),
 	}
 }
 
@@ -148,14 +143,9 @@ func ChildTools(m *subagent.Manager, caller subagent.Caller) agentapi.Toolbox {
 	return toolbox{tools: subagentTools{m: m, caller: caller}.defs()}
 }
 
-func (st subagentTools) start(ctx context.Context, input json.RawMessage) Result {
-	var in SubagentStartInput
-	if err := decode(SubagentStart, input, &in); err != nil {
+func (st subagentTools) start(ctx context.Context, in SubagentStartInput, _ func(Progress)) Result {
+	if err := checkSchemaRoot(in.Schema); err != nil {
 		return inputError(err)
-	}
-	if sch := bytes.TrimSpace(in.Schema); len(sch) > 0 && sch[0] != '{' {
-		return inputError(errorf(engine.CodeUnsupportedSchema,
-			"schema must be a JSON Schema object with an object root, e.g. {\"type\":\"object\",\"properties\":{\"answer\":{\"type\":\"string\"}},\"required\":[\"answer\"]}"))
 	}
 	e, err := st.m.Start(ctx, st.caller, subagent.StartRequest{Prompt: in.Prompt, AgentType: in.AgentType, Schema: in.Schema,
 		Model: in.Model, Tools: in.Tools, Isolation: in.Isolation})
@@ -166,11 +156,7 @@ func (st subagentTools) start(ctx context.Context, input json.RawMessage) Result
 		e.ChildID, e.Label, e.Depth), Structured: e}
 }
 
-func (st subagentTools) send(ctx context.Context, input json.RawMessage) Result {
-	var in SubagentSendInput
-	if err := decode(SubagentSend, input, &in); err != nil {
-		return inputError(err)
-	}
+func (st subagentTools) send(ctx context.Context, in SubagentSendInput, _ func(Progress)) Result {
 	n, err := st.m.Send(ctx, st.caller, in.ChildID, in.Message)
 	if err != nil {
 		return inputError(err)
@@ -190,11 +176,7 @@ func (st subagentTools) send(ctx context.Context, input json.RawMessage) Result 
 	return Result{Text: text + " Wait for it with subagent_result.", Structured: SubagentSent{ChildID: in.ChildID, Turn: n, Ahead: ahead}}
 }
 
-func (st subagentTools) interrupt(_ context.Context, input json.RawMessage) Result {
-	var in ChildIDInput
-	if err := decode(SubagentInterrupt, input, &in); err != nil {
-		return inputError(err)
-	}
+func (st subagentTools) interrupt(_ context.Context, in ChildIDInput, _ func(Progress)) Result {
 	n, err := st.m.Interrupt(st.caller, in.ChildID)
 	if err != nil {
 		return inputError(err)
@@ -214,11 +196,7 @@ func (st subagentTools) interrupt(_ context.Context, input json.RawMessage) Resu
 	return Result{Text: text, Structured: out}
 }
 
-func (st subagentTools) list(_ context.Context, input json.RawMessage) Result {
-	var in SubagentListInput
-	if err := decode(SubagentList, input, &in); err != nil {
-		return inputError(err)
-	}
+func (st subagentTools) list(_ context.Context, in SubagentListInput, _ func(Progress)) Result {
 	es, err := st.m.List(st.caller, subagent.Scope(in.Scope))
 	if err != nil {
 		return inputError(err)
@@ -240,18 +218,10 @@ func (st subagentTools) list(_ context.Context, input json.RawMessage) Result {
 	return Result{Text: strings.Join(lines, "\n"), Structured: SubagentEntries{Children: es}}
 }
 
-func (st subagentTools) result(ctx context.Context, input json.RawMessage) Result {
-	var in SubagentResultInput
-	if err := decode(SubagentResult, input, &in); err != nil {
+func (st subagentTools) result(ctx context.Context, in SubagentResultInput, _ func(Progress)) Result {
+	var err error
+	if in.TimeoutMs, err = waitTimeout(SubagentResult, in.TimeoutMs); err != nil {
 		return inputError(err)
-	}
-	switch {
-	case in.TimeoutMs < 0:
-		return inputError(errorf(engine.CodeInvalidRequest, "timeoutMs must not be negative; leave it out to wait %d ms", DefaultWaitMs))
-	case in.TimeoutMs > MaxWaitMs:
-		return inputError(errorf(engine.CodeInvalidRequest, "timeoutMs is %d; subagent_result waits at most %d ms (10 minutes): call it again to wait longer", in.TimeoutMs, MaxWaitMs))
-	case in.TimeoutMs == 0:
-		in.TimeoutMs = DefaultWaitMs
 	}
 	r, err := st.m.Result(ctx, st.caller, in.ChildID, in.Turn, time.Duration(in.TimeoutMs)*time.Millisecond)
 	if err != nil {
@@ -260,11 +230,7 @@ func (st subagentTools) result(ctx context.Context, input json.RawMessage) Resul
 	return Result{Text: turnText(r, in.TimeoutMs), IsError: r.Done && r.Status != ledger.TurnCompleted, Structured: r}
 }
 
-func (st subagentTools) close(ctx context.Context, input json.RawMessage) Result {
-	var in SubagentCloseInput
-	if err := decode(SubagentClose, input, &in); err != nil {
-		return inputError(err)
-	}
+func (st subagentTools) close(ctx context.Context, in SubagentCloseInput, _ func(Progress)) Result {
 	e, err := st.m.CloseChild(ctx, st.caller, in.ChildID, strings.TrimSpace(in.Reason))
 	if err != nil {
 		return inputError(err)

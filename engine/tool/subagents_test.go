@@ -127,7 +127,8 @@ func TestSubagentTools_AFailedTurnIsAnErrorAndBadInputIsRefusedWithASentence(t *
 		{tool.SubagentStart, map[string]any{"prompt": "x", "schema": []int{1}}, "UNSUPPORTED_SCHEMA"},
 		{tool.SubagentSend, map[string]any{"childId": "sa_nobody", "message": "hi"}, "no sub-agent \"sa_nobody\" is known here"},
 		{tool.SubagentSend, map[string]any{"childId": e.ChildID, "message": " "}, "the message is empty"},
-		{tool.SubagentResult, map[string]any{"childId": e.ChildID, "timeoutMs": 700000}, "at most 600000 ms"},
+		{tool.SubagentResult, map[string]any{"childId": e.ChildID, "timeoutMs": 700000}, "subagent_result waits at most 600000 ms"},
+		{tool.SubagentResult, map[string]any{"childId": e.ChildID, "timeoutMs": -1}, "timeoutMs must not be negative"},
 		{tool.SubagentResult, map[string]any{"childId": e.ChildID, "turn": 9}, "has turns 1 to 1"},
 		{tool.SubagentList, map[string]any{"scope": "everyone"}, "scope must be"},
 	} {

@@ -135,6 +135,22 @@ type Tool struct {
 	call func(ctx context.Context, input json.RawMessage, progress func(Progress)) Result
 }
 
+// newTool is the tool name whose input is an I: its schema is I's, and
+// call gets the input decoded, so that the type a model is shown and the
+// type a call is read into are one.
+func newTool[I any](name Name, desc string, call func(context.Context, I, func(Progress)) Result) *Tool {
+	return &Tool{
+		def: Definition{Name: name, Description: desc, InputSchema: inputSchema(new(I))},
+		call: func(ctx context.Context, input json.RawMessage, progress func(Progress)) Result {
+			var in I
+			if err := decode(name, input, &in); err != nil {
+				return inputError(err)
+			}
+			return call(ctx, in, progress)
+		},
+	}
+}
+
 // Definition returns the tool's name, description and input schema.
 func (t *Tool) Definition() Definition { return t.def }
 
@@ -153,16 +169,15 @@ func New(eng *engine.Engine, opts Options) *Set {
 		opts.MaxResultChars = DefaultMaxResultChars
 	}
 	s := &Set{eng: eng, opts: opts, watchers: map[string]map[int]func(engine.Event){}, started: map[string]*engine.Run{}}
-	add := func(name Name, desc string, in any, call func(context.Context, json.RawMessage, func(Progress)) Result) {
-		s.tools = append(s.tools, &Tool{def: Definition{Name: name, Description: desc, InputSchema: inputSchema(in)}, call: call})
+	s.tools = []*Tool{
+		newTool(Workflow, workflowDescription(opts.Personas), s.workflow),
+		newTool(Agent, agentDescription(opts.Personas), s.agent),
+		newTool(WorkflowStatus, statusDescription, s.status),
+		newTool(WorkflowWait, waitDescription, s.wait),
+		newTool(WorkflowCancel, cancelDescription, s.cancel),
+		newTool(WorkflowList, listDescription, s.list),
+		newTool(Ralph, ralphDescription, s.ralph),
 	}
-	add(Workflow, workflowDescription(opts.Personas), &WorkflowInput{}, s.workflow)
-	add(Agent, agentDescription(opts.Personas), &AgentInput{}, s.agent)
-	add(WorkflowStatus, statusDescription, &RunIDInput{}, s.status)
-	add(WorkflowWait, waitDescription, &WaitInput{}, s.wait)
-	add(WorkflowCancel, cancelDescription, &CancelInput{}, s.cancel)
-	add(WorkflowList, listDescription, &ListInput{}, s.list)
-	add(Ralph, ralphDescription, &RalphInput{}, s.ralph)
 	if opts.Subagents != nil {
 		s.tools = append(s.tools, subagentTools{m: opts.Subagents, caller: subagent.Caller{Owner: opts.Owner}}.defs()...)
 	}

@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/wfrun/wfrun/engine"
@@ -18,11 +17,7 @@ type Started struct {
 
 // workflow is the workflow tool: run a script in the foreground, or start
 // it in the background.
-func (s *Set) workflow(ctx context.Context, input json.RawMessage, progress func(Progress)) Result {
-	var in WorkflowInput
-	if err := decode(Workflow, input, &in); err != nil {
-		return inputError(err)
-	}
+func (s *Set) workflow(ctx context.Context, in WorkflowInput, progress func(Progress)) Result {
 	req := engine.WorkflowStartRequest{
 		Script: in.Script, ScriptName: scriptName, Meta: in.Meta, Args: in.Args, Parent: s.opts.Owner,
 		MaxTotalAgents: in.MaxTotalAgents, BudgetTokens: in.BudgetTokens, TimeoutMs: in.TimeoutMs,
