@@ -2,18 +2,15 @@ package engine_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	stdruntime "runtime"
 	"sort"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/benchkit"
 )
 
 // The figures these benchmarks produce are recorded in docs/benchmarks.md.
@@ -94,33 +91,15 @@ return r.length`}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n)/1e3, "µs/agent")
 }
 
-// gatedProvider holds every child until release is closed.
-type gatedProvider struct {
-	release chan struct{}
-	started sync.WaitGroup
-}
-
-func (p *gatedProvider) Name() string                        { return "gated" }
-func (p *gatedProvider) Capabilities() agentapi.Capabilities { return agentapi.All() }
-func (p *gatedProvider) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
-	p.started.Done()
-	select {
-	case <-p.release:
-	case <-ctx.Done():
-	}
-	return agentapi.Result{Status: agentapi.StatusCompleted, Text: "ok"}, nil
-}
-
 // BenchmarkLiveRuns10000 starts 10,000 runs that each await one slow child
 // and reports the process's resident memory while all of them are alive.
 func BenchmarkLiveRuns10000(b *testing.B) {
 	const n = 10000
 	for i := 0; i < b.N; i++ {
 		stdruntime.GC()
-		before := rssMiB()
-		p := &gatedProvider{release: make(chan struct{})}
-		p.started.Add(n)
-		eng, _ := engine.New(engine.Config{Providers: []agentapi.Provider{p}, DefaultProvider: "gated"})
+		before := benchkit.RSSMiB()
+		p := benchkit.NewGate(n)
+		eng, _ := engine.New(engine.Config{Providers: []agentapi.Provider{p}, DefaultProvider: p.Name()})
 		req := engine.WorkflowStartRequest{Parent: "bench", Script: trivial}
 		runs := make([]*engine.Run, n)
 		for j := range runs {
@@ -130,9 +109,9 @@ func BenchmarkLiveRuns10000(b *testing.B) {
 			}
 			runs[j] = r
 		}
-		p.started.Wait()
-		during := rssMiB()
-		close(p.release)
+		p.Wait()
+		during := benchkit.RSSMiB()
+		p.Release()
 		for _, r := range runs {
 			if res := r.Wait(); res.StopReason != engine.StopCompleted {
 				b.Fatalf("%+v", res)
@@ -142,20 +121,4 @@ func BenchmarkLiveRuns10000(b *testing.B) {
 		b.ReportMetric(during, "RSS-MiB")
 		b.ReportMetric(during-before, "added-MiB")
 	}
-}
-
-// rssMiB reads the resident set size from /proc (Linux).
-func rssMiB() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
-			var kb float64
-			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:")), "%f", &kb)
-			return kb / 1024
-		}
-	}
-	return 0
 }
