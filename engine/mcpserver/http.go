@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wfrun/wfrun/internal/loopback"
 )
 
 // sessionIdle is how long an HTTP session may go without a request before
@@ -25,25 +27,7 @@ const shutdownGrace = 10 * time.Second
 // CheckBind refuses an HTTP address that is not on a loopback interface
 // (127.0.0.0/8, ::1, localhost) unless a bearer token protects it.
 func CheckBind(addr, token string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--http %q is not HOST:PORT; write one like --http 127.0.0.1:8765", addr)
-	}
-	if token != "" || isLoopback(host) {
-		return nil
-	}
-	if host == "" {
-		host = "every interface"
-	}
-	return fmt.Errorf("--http %s listens on %s, not only on this machine: pass --auth-token TOKEN so that every request must carry it, or bind to 127.0.0.1", addr, host)
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return loopback.CheckBind("--http", "127.0.0.1:8765", addr, token)
 }
 
 // Handler returns the server as a streamable HTTP handler. With a token,

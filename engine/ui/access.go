@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+
+	"github.com/wfrun/wfrun/internal/loopback"
 )
 
 // cookieName is the cookie a token login sets.
@@ -20,25 +22,14 @@ const contentSecurity = "default-src 'none'; script-src 'self'; style-src 'self'
 // CheckBind refuses an address that is not on a loopback interface
 // (127.0.0.0/8, ::1, localhost) unless a token protects it.
 func CheckBind(addr, token string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--addr %q is not HOST:PORT; write one like --addr %s", addr, DefaultAddr)
-	}
-	if token != "" || isLoopback(host) {
-		return nil
-	}
-	if host == "" {
-		host = "every interface"
-	}
-	return fmt.Errorf("--addr %s listens on %s, not only on this machine: pass --auth-token TOKEN (or set WFRUN_AUTH_TOKEN) so that every request must carry it, or bind to 127.0.0.1", addr, host)
+	return loopback.CheckBind("--addr", DefaultAddr, addr, token)
 }
 
-func isLoopback(host string) bool {
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+// loopbackName reports whether a request's host name is one a browser
+// sends only to this machine: a loopback one, or a name under .localhost,
+// which browsers resolve to loopback themselves.
+func loopbackName(host string) bool {
+	return loopback.Host(host) || strings.HasSuffix(host, ".localhost")
 }
 
 // secure sets the headers every answer carries.
@@ -67,7 +58,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			if err != nil {
 				host = r.Host
 			}
-			if !isLoopback(strings.Trim(host, "[]")) {
+			if !loopbackName(strings.Trim(host, "[]")) {
 				s.message(w, r, http.StatusMisdirectedRequest, "Not this host name",
 					fmt.Sprintf("wfrun ui serves without a token, so it answers only to loopback names such as 127.0.0.1 or localhost, not to %q. Open it as http://127.0.0.1:PORT/, or start it with --auth-token.", r.Host))
 				return
