@@ -296,7 +296,7 @@ func (l *Ledger) FinishTurn(id string, t Turn, history json.RawMessage, wt *agen
 			input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cost_usd = cost_usd + ?,
 			worktree_path = CASE WHEN ? != '' THEN ? ELSE worktree_path END,
 			worktree_branch = CASE WHEN ? != '' THEN ? ELSE worktree_branch END, updated_ms = ? WHERE id = ?`,
-			string(SubagentRunning), string(SubagentIdle), t.N, string(t.Status), excerpt(report, ReportRunes), t.Error,
+			string(SubagentRunning), string(SubagentIdle), t.N, string(t.Status), Report(report), t.Error,
 			t.Usage.InputTokens, t.Usage.OutputTokens, t.Usage.CostUSD, path, path, branch, branch, ms(now), id); err != nil {
 			return err
 		}
@@ -557,10 +557,12 @@ func (l *Ledger) Queued(id string) (int, error) {
 	return n, err
 }
 
-// excerpt cuts s to n runes, marking the cut.
-func excerpt(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+// Report is a turn's answer as a sub-agent's row keeps it for its last
+// report: the first ReportRunes characters and an ellipsis, or the whole
+// answer when it is shorter.
+func Report(answer string) string {
+	if utf8.RuneCountInString(answer) <= ReportRunes {
+		return answer
 	}
-	return strings.TrimSpace(string([]rune(s)[:n])) + "…"
+	return strings.TrimSpace(string([]rune(answer)[:ReportRunes])) + "…"
 }

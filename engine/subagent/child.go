@@ -340,5 +340,5 @@ func reportOf(t ledger.Turn) string {
 	if len(t.Output) > 0 {
 		text = string(t.Output)
 	}
-	return cut(text, ledger.ReportRunes)
+	return ledger.Report(text)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -288,13 +287,4 @@ func (m *Manager) descends(s ledger.Subagent, ancestor string) bool {
 		s = next
 	}
 	return false
-}
-
-// cut is s at most n runes long, with an ellipsis when cut.
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return fmt.Sprintf("%s…", string(r[:n-1]))
 }
