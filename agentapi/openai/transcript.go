@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
@@ -65,7 +64,7 @@ func openTranscript(dir, agentID string) (*transcript, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot create the transcript folder %s (%v): choose a writable folder", dir, err)
 	}
-	path := filepath.Join(dir, fileName(agentID)+".jsonl")
+	path := filepath.Join(dir, agentapi.TranscriptFileName(agentID))
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot write the transcript %s (%v): choose a writable folder", path, err)
@@ -90,22 +89,6 @@ func appendTranscript(dir string) (*transcript, error) {
 		return nil, wferr.Wrap(wferr.AgentStart, err, "the openai provider cannot write the transcript %s (%v): choose a writable folder", path, err)
 	}
 	return &transcript{f: f, enc: json.NewEncoder(f)}, nil
-}
-
-// fileName keeps the characters of an agent id that are safe in a file
-// name, so that an id can never leave the folder.
-func fileName(id string) string {
-	s := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			return r
-		}
-		return '_'
-	}, id)
-	if s == "" {
-		return "agent"
-	}
-	return s
 }
 
 func (t *transcript) write(r record) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
@@ -18,30 +17,10 @@ import (
 // maxTranscript is how much of one transcript the page reads.
 const maxTranscript = 8 << 20
 
-// transcriptFile keeps the characters of an agent id that are safe in a
-// file name, as the providers that write transcripts do, so that an id can
-// never leave the folder.
-func transcriptFile(agentID string) string {
-	s := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
-			return r
-		}
-		return '_'
-	}, agentID)
-	if s == "" {
-		return ""
-	}
-	return s + ".jsonl"
-}
-
 // transcriptPath finds a child's transcript: in its run folder's
 // transcripts/, then in the configured folders. "" when there is none.
 func (s *Server) transcriptPath(runDir, agentID string) string {
-	name := transcriptFile(agentID)
-	if name == "" {
-		return ""
-	}
+	name := agentapi.TranscriptFileName(agentID)
 	for _, dir := range append([]string{filepath.Join(runDir, journal.TranscriptsDir)}, s.cfg.TranscriptDirs...) {
 		if p := filepath.Join(dir, name); fileExists(p) {
 			return p
