@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // Capabilities says which agent() options a provider can honour. An option
@@ -48,7 +50,7 @@ type UnsupportedOptionsError struct {
 func (e *UnsupportedOptionsError) Error() string {
 	n := len(e.Options)
 	return fmt.Sprintf("the %q provider cannot honour %s; remove %s or choose a provider that supports %s",
-		e.Provider, strings.Join(e.Options, ", "), plural(n, "that option", "those options"), plural(n, "it", "them"))
+		e.Provider, strings.Join(e.Options, ", "), human.Noun(n, "that option", "those options"), human.Noun(n, "it", "them"))
 }
 
 // CheckOptions returns an *UnsupportedOptionsError naming every option in
@@ -66,11 +68,4 @@ func CheckOptions(provider string, caps Capabilities, used []string) error {
 	}
 	sort.Strings(bad)
 	return &UnsupportedOptionsError{Provider: provider, Options: bad}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

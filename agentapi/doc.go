@@ -25,7 +25,8 @@
 // should return promptly (the run waits only a short grace for them, then
 // drops the late result). A Provider is used by many goroutines at once.
 //
-// This package imports only the standard library. The providers live in
+// This package imports only the standard library and internal/human (how
+// its sentences say counted nouns), a leaf. The providers live in
 // sub-packages and bring their own client libraries: agentapi/fake (offline),
 // agentapi/openai (OpenAI-compatible endpoints), agentapi/command (external
 // agent CLIs), agentapi/acp (external agents over the Agent Client

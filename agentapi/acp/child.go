@@ -20,6 +20,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/internal/proc"
 	"github.com/wfrun/wfrun/agentapi/schema"
 	"github.com/wfrun/wfrun/agentapi/workspace"
+	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -398,7 +399,7 @@ func (c *child) notes() string {
 	defer c.mu.Unlock()
 	var out []string
 	if n := c.refusals; n > 0 {
-		s := fmt.Sprintf("wfrun refused %d permission %s of the agent: %s", n, plural(n, "request", "requests"), strings.Join(c.refused, "; "))
+		s := fmt.Sprintf("wfrun refused %d permission %s of the agent: %s", n, human.Noun(n, "request", "requests"), strings.Join(c.refused, "; "))
 		if more := n - len(c.refused); more > 0 {
 			s += fmt.Sprintf("; and %d more", more)
 		}
@@ -415,13 +416,6 @@ func joinNotes(a, b string) string {
 		return a
 	}
 	return a + "; " + b
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // mergeEnv returns the workspace's variables with the agent's own on top.

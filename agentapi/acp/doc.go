@@ -96,7 +96,8 @@
 //
 // The package belongs to agentapi's provider layer: it imports agentapi,
 // agentapi/schema, agentapi/workspace, agentapi/internal/proc (process
-// groups, shared with the command provider), internal/wferr and the SDK,
+// groups, shared with the command provider), internal/wferr, internal/human
+// and the SDK,
 // never runtime, engine, sandbox or cmd. A Provider is immutable after New
 // apart from its compiled-schema cache and is safe for concurrent use. It
 // needs a Unix system (process groups).

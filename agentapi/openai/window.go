@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // This file keeps a long child within its model's context window.
@@ -58,22 +59,15 @@ func (w *contextWindow) measured(n, tokens int) {
 func (w *contextWindow) note() string {
 	var parts []string
 	if w.elided > 0 {
-		parts = append(parts, fmt.Sprintf("elided %d earlier tool %s", w.elided, plural(w.elided, "result", "results")))
+		parts = append(parts, fmt.Sprintf("elided %d earlier tool %s", w.elided, human.Noun(w.elided, "result", "results")))
 	}
 	if w.cut > 0 {
-		parts = append(parts, fmt.Sprintf("cut %d tool %s", w.cut, plural(w.cut, "result", "results")))
+		parts = append(parts, fmt.Sprintf("cut %d tool %s", w.cut, human.Noun(w.cut, "result", "results")))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return strings.Join(parts, " and ") + fmt.Sprintf(" to stay within the model's context window of %d tokens", w.window)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // budget is how many tokens the history may take: the window less a

@@ -3,6 +3,8 @@ package persona
 import (
 	"fmt"
 	"strings"
+
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // NarrowTools returns the tools a child may use, in the order of available,
@@ -48,11 +50,11 @@ func NarrowTools(available []string, p *Persona, call []string) (tools []string,
 		}
 		if len(missing) > 0 {
 			notes = append(notes, fmt.Sprintf("persona %s: %s %s not available to this agent, so %s dropped",
-				p.Name, strings.Join(missing, ", "), plural(len(missing), "is", "are"), plural(len(missing), "it was", "they were")))
+				p.Name, strings.Join(missing, ", "), human.Noun(len(missing), "is", "are"), human.Noun(len(missing), "it was", "they were")))
 		}
 		if len(limited) > 0 {
 			notes = append(notes, fmt.Sprintf("persona %s: %s %s a tool to some uses, which wfrun cannot enforce, so %s not granted",
-				p.Name, strings.Join(limited, ", "), plural(len(limited), "limits", "limit"), plural(len(limited), "it was", "they were")))
+				p.Name, strings.Join(limited, ", "), human.Noun(len(limited), "limits", "limit"), human.Noun(len(limited), "it was", "they were")))
 		}
 	}
 	if p != nil {
@@ -71,7 +73,7 @@ func NarrowTools(available []string, p *Persona, call []string) (tools []string,
 		}
 		if len(withheld) > 0 {
 			notes = append(notes, fmt.Sprintf("persona %s: disallowedTools %s %s only some uses of a tool, which wfrun cannot tell apart, so the whole tool was withheld",
-				p.Name, strings.Join(withheld, ", "), plural(len(withheld), "forbids", "forbid")))
+				p.Name, strings.Join(withheld, ", "), human.Noun(len(withheld), "forbids", "forbid")))
 		}
 	}
 	if call != nil {
@@ -175,11 +177,4 @@ func cleanName(s string) string {
 		}
 		return '_'
 	}, s)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

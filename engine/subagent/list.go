@@ -6,6 +6,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine/ledger"
+	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -118,7 +119,7 @@ func (m *Manager) Turns(caller Caller, id string) ([]ledger.Turn, error) {
 //
 //	sa_3f… "research A" idle · depth 1 · 2 turns, 0 queued · last: turn 2 completed · 1.2k tokens
 func (e Entry) Line() string {
-	s := fmt.Sprintf("%s %q %s · depth %d · %d %s, %d queued", e.ChildID, e.Label, e.Status, e.Depth, e.Turns, plural(e.Turns, "turn", "turns"), e.Queued)
+	s := fmt.Sprintf("%s %q %s · depth %d · %d %s, %d queued", e.ChildID, e.Label, e.Status, e.Depth, e.Turns, human.Noun(e.Turns, "turn", "turns"), e.Queued)
 	if e.Parent != "" {
 		s += " · parent " + e.Parent
 	}
@@ -129,11 +130,4 @@ func (e Entry) Line() string {
 		s += fmt.Sprintf(" · last: turn %d %s", e.LastTurn, e.LastStatus)
 	}
 	return s + fmt.Sprintf(" · %d tokens", e.Usage.Tokens())
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

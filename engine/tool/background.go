@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // cancelWait bounds how long workflow_cancel waits for the run to settle
@@ -145,7 +146,7 @@ func statusLine(in engine.RunInfo) string {
 		fmt.Fprintf(&b, "phase %s · ", in.Phase)
 	}
 	fmt.Fprintf(&b, "agents %d running, %d done, %d failed · %s tokens · %s s",
-		in.Agents.Running, in.Agents.Done, in.Agents.Failed, humanCount(in.Usage.InputTokens+in.Usage.OutputTokens), seconds(in.ElapsedMs))
+		in.Agents.Running, in.Agents.Done, in.Agents.Failed, human.Count(in.Usage.InputTokens+in.Usage.OutputTokens), seconds(in.ElapsedMs))
 	if in.Error != "" && (in.Status == engine.RunFailed || in.Status == engine.RunAbandoned) {
 		b.WriteString(" · " + in.Error)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ralph"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // ralph is the ralph tool: the Ralph loop on one objective, in the
@@ -34,7 +35,7 @@ func (s *Set) ralph(ctx context.Context, in RalphInput, progress func(Progress))
 // why it stopped, and the last good handoff.
 func ralphText(res ralph.Result, err error) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the Ralph loop %s ended %s after %s", res.RunID, res.Ending, plural(res.Rounds, "round", "rounds"))
+	fmt.Fprintf(&b, "the Ralph loop %s ended %s after %s", res.RunID, res.Ending, human.Plural(res.Rounds, "round", "rounds"))
 	switch {
 	case err != nil:
 		fmt.Fprintf(&b, ": %v", err)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // Output is the structured content of a workflow result: the
@@ -70,7 +71,7 @@ func (s *Set) renderResult(res engine.WorkflowResult, how rendering) Result {
 // renderCompleted is the header line and the (capped) value.
 func (s *Set) renderCompleted(res engine.WorkflowResult, name string) Result {
 	var b strings.Builder
-	fmt.Fprintf(&b, "workflow %q completed (%s, %d tokens, %s s)\n", name, plural(res.AgentsSpawned, "agent", "agents"),
+	fmt.Fprintf(&b, "workflow %q completed (%s, %d tokens, %s s)\n", name, human.Plural(res.AgentsSpawned, "agent", "agents"),
 		res.Usage.InputTokens+res.Usage.OutputTokens, seconds(res.DurationMs))
 	out := Output{WorkflowResult: res}
 	text, cut := s.capValue(res.Value, res.RunID)
@@ -130,7 +131,7 @@ func failureText(res engine.WorkflowResult, how rendering) string {
 	}
 	a := res.Agents
 	fmt.Fprintf(&b, "%d of %s had completed (%d failed, %d timed out, %d cancelled); %d tokens; %s s. ",
-		a.Completed, plural(res.AgentsSpawned, "agent", "agents"), a.Failed, a.TimedOut, a.Cancelled,
+		a.Completed, human.Plural(res.AgentsSpawned, "agent", "agents"), a.Failed, a.TimedOut, a.Cancelled,
 		res.Usage.InputTokens+res.Usage.OutputTokens, seconds(res.DurationMs))
 	b.WriteString("A run that does not complete returns no value")
 	if next := nextStep(res.ErrorCode); next != "" {
@@ -196,21 +197,3 @@ func excerpt(script string, line, col int) string {
 
 // seconds renders milliseconds as seconds with one decimal.
 func seconds(ms int64) string { return fmt.Sprintf("%.1f", float64(ms)/1000) }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// humanCount renders 950, 12.3k, 4.5M.
-func humanCount(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%.1fM", float64(n)/1e6)
-}

@@ -11,6 +11,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/subagent"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // The continuable sub-agent tools, offered when Options.Subagents is set.
@@ -171,7 +172,7 @@ func (st subagentTools) send(ctx context.Context, in SubagentSendInput, _ func(P
 	}
 	text := fmt.Sprintf("Accepted as turn %d of %s; it runs now.", n, in.ChildID)
 	if ahead > 0 {
-		text = fmt.Sprintf("Accepted as turn %d of %s; it runs after the %s before it.", n, in.ChildID, plural(ahead, "turn", "turns"))
+		text = fmt.Sprintf("Accepted as turn %d of %s; it runs after the %s before it.", n, in.ChildID, human.Plural(ahead, "turn", "turns"))
 	}
 	return Result{Text: text + " Wait for it with subagent_result.", Structured: SubagentSent{ChildID: in.ChildID, Turn: n, Ahead: ahead}}
 }
@@ -235,7 +236,7 @@ func (st subagentTools) close(ctx context.Context, in SubagentCloseInput, _ func
 	if err != nil {
 		return inputError(err)
 	}
-	text := fmt.Sprintf("Closed %s after %s.", e.ChildID, plural(e.Turns, "turn", "turns"))
+	text := fmt.Sprintf("Closed %s after %s.", e.ChildID, human.Plural(e.Turns, "turn", "turns"))
 	if e.Worktree != nil {
 		text += fmt.Sprintf(" Its work is kept on the branch %s, checked out at %s.", e.Worktree.Branch, e.Worktree.Path)
 	}

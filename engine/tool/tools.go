@@ -8,6 +8,7 @@ import (
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/subagent"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // Name names one of the tools.
@@ -111,7 +112,7 @@ func (p Progress) Message() string {
 		title = p.Name
 	}
 	return fmt.Sprintf("%s · agents %d/%d done, %d running, %d failed · %s tokens",
-		title, p.Done+p.Failed, p.Started(), p.Running, p.Failed, humanCount(p.Tokens))
+		title, p.Done+p.Failed, p.Started(), p.Running, p.Failed, human.Count(p.Tokens))
 }
 
 // Set is the tools, bound to one engine and one owner. It is safe for

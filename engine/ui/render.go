@@ -7,14 +7,16 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // funcs are the templates' helpers: numbers and times the way `wfrun runs`
 // prints them.
 var funcs = template.FuncMap{
-	"tokens":   tokens,
+	"tokens":   human.Count,
 	"cost":     func(usd float64) string { return fmt.Sprintf("$%.4f", usd) },
-	"age":      age,
+	"age":      human.Age,
 	"duration": duration,
 	"durp": func(d *time.Duration) string {
 		if d == nil {
@@ -58,30 +60,6 @@ func (s *Server) message(w http.ResponseWriter, r *http.Request, code int, title
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	s.message(w, r, http.StatusNotFound, "Not found", "wfrun ui has no page at "+quote(r.URL.Path)+". The list of runs is at /.")
-}
-
-// tokens renders 950, 12.3k, 4.5M.
-func tokens(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%.1fM", float64(n)/1e6)
-}
-
-// age renders how long ago: 12s, 5m, 3h, 2d.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 // duration renders a span to a tenth of a second below a minute, to the

@@ -1,0 +1,55 @@
+// Package human renders numbers and spans the way wfrun shows them to
+// people: token counts as 12.3k, ages as 5m, counted nouns as "2 agents".
+// The progress line, `wfrun runs`, the workflow tool's results, the page
+// and the providers' sentences all say them alike because they all say
+// them here.
+//
+// It owns only formatting: it reads no clock and no locale. It imports
+// nothing of wfrun's, so every package may use it.
+package human
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Count renders 950, 12.3k, 4.5M.
+func Count(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+}
+
+// Age renders how long ago, the way a listing does: 12s, 5m, 3h, 2d. A
+// negative span (a clock that moved back) is 0s.
+func Age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// Plural renders n with the noun that agrees with it: "1 agent",
+// "2 agents", "0 agents".
+func Plural(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + Noun(n, one, many)
+}
+
+// Noun is the form of a noun that agrees with n: one when n is 1, else
+// many.
+func Noun(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,39 @@
+package human_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/wfrun/wfrun/internal/human"
+)
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 950: "950", 999: "999", 1000: "1.0k", 12_345: "12.3k", 999_949: "999.9k", 1_000_000: "1.0M", 4_500_000: "4.5M"} {
+		if got := human.Count(n); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{-3 * time.Second: "0s", 12 * time.Second: "12s", 5 * time.Minute: "5m",
+		3 * time.Hour: "3h", 47 * time.Hour: "47h", 49 * time.Hour: "2d"} {
+		if got := human.Age(d); got != want {
+			t.Errorf("Age(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 agents", 1: "1 agent", 2: "2 agents"} {
+		if got := human.Plural(n, "agent", "agents"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestNoun(t *testing.T) {
+	if human.Noun(1, "child", "children") != "child" || human.Noun(3, "child", "children") != "children" || human.Noun(0, "child", "children") != "children" {
+		t.Error("Noun does not agree with its count")
+	}
+}
