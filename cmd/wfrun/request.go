@@ -65,16 +65,16 @@ func precheck(code engine.ErrorCode, format string, args ...any) error {
 // builds the request. Flags given explicitly override the fields of
 // --request. It returns a *usageError or an *engine.Error.
 func loadInvocation(o *options, e env) (*invocation, error) {
+	return readInvocation(o, e, readRequest, readScript, readInputs, applyRequestFlags, readFakeRules, readWorkflowsDir)
+}
+
+// readInvocation builds an invocation by steps, which share stdin, then
+// reads what every command that runs scripts takes from its flags and
+// environment besides the request: the providers and their personas,
+// where traces go and the runs folder.
+func readInvocation(o *options, e env, steps ...func(*invocation, *options, *stdinGuard) error) (*invocation, error) {
 	in := &invocation{}
 	stdin := &stdinGuard{r: e.stdin}
-	steps := []func(*invocation, *options, *stdinGuard) error{
-		readRequest,
-		readScript,
-		readInputs,
-		applyRequestFlags,
-		readFakeRules,
-		readWorkflowsDir,
-	}
 	for _, step := range steps {
 		if err := step(in, o, stdin); err != nil {
 			return nil, err
