@@ -106,22 +106,11 @@ func resumeLike(cmd command, args []string, e env) int {
 // request holds only what the flags set, to override the saved one; the
 // saved request's provider decides which providers to build.
 func loadResumeInvocation(id string, o *options, e env) (*invocation, error) {
-	in := &invocation{}
-	stdin := &stdinGuard{r: e.stdin}
-	for _, step := range []func(*invocation, *options, *stdinGuard) error{readInputs, applyRequestFlags, readFakeRules, readWorkflowsDir} {
-		if err := step(in, o, stdin); err != nil {
-			return nil, err
-		}
-	}
-	if o.parent == "" {
-		in.req.Parent = "" // the saved owner, unless --parent names another
-	}
-	var err error
-	if in.providers, err = providerFlagsOf(o, e); err != nil {
+	in, err := readInvocation(o, e, readInputs, applyRequestFlags, readFakeRules, readWorkflowsDir)
+	if err != nil {
 		return nil, err
 	}
-	in.personas = in.providers.personas
-	in.runsDir = runsDirOf(o, e)
+	in.req.Parent = "" // the saved owner: these commands refuse --parent
 	in.scriptFile = id
 	if !runfolder.ValidRunID(id) {
 		return nil, usagef("%q is not a run id: a run id is wf_ and 16 hex digits, as wfrun runs lists them", id)

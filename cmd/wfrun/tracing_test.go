@@ -141,3 +141,18 @@ func TestWithoutAnEndpointNoTracerIsInstalled(t *testing.T) {
 		}
 	}
 }
+
+func TestAResumedRunIsExportedToTheCollector(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	first := inRuns(t, runs, "testdata/hello.js")
+	first.wantCode(t, exitCompleted)
+	id := first.result(t).RunID
+	col := otlptest.New(t)
+	again := inRuns(t, runs, "resume", id, "--otlp-endpoint", col.Endpoint())
+	again.wantCode(t, exitCompleted)
+	// The command has returned: its tracer has sent what it buffered.
+	roots := spansByName(col.Spans())["invoke_workflow hello"]
+	if len(roots) != 1 || roots[0].Attr("wfrun.run.id") != again.result(t).RunID {
+		t.Fatalf("the resumed run's spans at the collector: %v", col.Spans())
+	}
+}
