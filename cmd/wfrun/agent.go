@@ -50,17 +50,11 @@ func agentCommand(args []string, e env) int {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	events, closeEvents, err := openEvents(o.events, e)
+	eng, events, closeAll, err := openEngine(in, o, e)
 	if err != nil {
-		return usageFail(e, "%v", err)
+		return setupFailed(e, err)
 	}
-	defer closeEvents()
-	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer closeProviders()
+	defer closeAll()
 	subs, err := newSubagents(eng)
 	if err != nil {
 		notice(e, "%v", err)
@@ -152,14 +146,6 @@ func agentCommand(args []string, e env) int {
 	// The parent's conversation ends here, so its sub-agents have nobody
 	// left to steer them: they end with it.
 	tools.CloseSubagents(context.Background(), "the wfrun agent parent that started it finished")
-	if err := closeSubagents(subs); err != nil {
-		notice(e, "%v", err)
-	}
-	if err := closeEngine(eng); err != nil {
-		notice(e, "%v", err)
-	}
-	if events != nil && events.log.Err() != nil {
-		notice(e, "--events: %v", events.log.Err())
-	}
+	shutDown(e, eng, subs, events)
 	return code
 }

@@ -66,16 +66,11 @@ func resumeLike(cmd command, args []string, e env) int {
 	if err != nil {
 		return failBeforeRun(e, err)
 	}
-	events, closeEvents, err := openEvents(o.events, e)
+	eng, events, closeAll, err := openEngine(in, o, e)
 	if err != nil {
-		return usageFail(e, "%v", err)
+		return failBeforeRun(e, err)
 	}
-	defer closeEvents()
-	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
-	if err != nil {
-		return printJSON(e, engine.FailedResult("", err), exitFailed)
-	}
-	defer closeProviders()
+	defer closeAll()
 	over := in.req
 	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) {
 		over.OnEvent = onEvent
@@ -93,12 +88,7 @@ func resumeLike(cmd command, args []string, e env) int {
 		return code
 	}
 	code = printJSON(e, res, code)
-	if err := closeEngine(eng); err != nil {
-		notice(e, "%v", err)
-	}
-	if events != nil && events.log.Err() != nil {
-		notice(e, "--events: %v", events.log.Err())
-	}
+	shutDown(e, eng, nil, events)
 	return code
 }
 

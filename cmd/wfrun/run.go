@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/subagent"
 )
 
 // closeTimeout bounds how long wfrun waits for the engine's goroutines after
@@ -70,12 +71,7 @@ func runCommand(args []string, e env) int {
 	// The result first: closing waits for stragglers (a provider slow to
 	// honour its cancel), and the person at the shell should not.
 	code = printJSON(e, res, code)
-	if err := closeEngine(eng); err != nil {
-		notice(e, "%v", err)
-	}
-	if events != nil && events.log.Err() != nil {
-		notice(e, "--events: %v", events.log.Err())
-	}
+	shutDown(e, eng, nil, events)
 	return code
 }
 
@@ -171,6 +167,40 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 		return nil, func() {}, err
 	}
 	return eng, func() { closeProviders(); stopTracing() }, nil
+}
+
+// openEngine opens --events and configures the engine for in, announcing
+// the default provider it chose unless in names one. The returned function
+// stops the providers and closes the events file. An --events that cannot
+// be created is a *usageError; the engine's errors never are.
+func openEngine(in *invocation, o *options, e env) (*engine.Engine, *sinks, func(), error) {
+	events, closeEvents, err := openEvents(o.events, e)
+	if err != nil {
+		return nil, nil, nil, usagef("%v", err)
+	}
+	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
+	if err != nil {
+		closeEvents()
+		return nil, nil, nil, err
+	}
+	return eng, events, func() { closeProviders(); closeEvents() }, nil
+}
+
+// shutDown closes what a command that ran scripts opened, each failure a
+// notice: the sub-agents when subs is not nil, then the engine whose
+// ledger they live in; last it says whether --events lost a write.
+func shutDown(e env, eng *engine.Engine, subs *subagent.Manager, events *sinks) {
+	if subs != nil {
+		if err := closeSubagents(subs); err != nil {
+			notice(e, "%v", err)
+		}
+	}
+	if err := closeEngine(eng); err != nil {
+		notice(e, "%v", err)
+	}
+	if events != nil && events.log.Err() != nil {
+		notice(e, "--events: %v", events.log.Err())
+	}
 }
 
 // prepareRequest completes in.req with the CLI's convenience of meta named

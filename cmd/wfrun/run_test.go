@@ -63,6 +63,8 @@ func TestBadInvocationsExitTwoWithAMessageAndNoJSON(t *testing.T) {
 		{"unreadable rules file", []string{"testdata/hello.js", "--fake-rules", filepath.Join(dir, "absent.json")}, "cannot read --fake-rules"},
 		{"missing workflows folder", []string{"testdata/hello.js", "--workflows-dir", filepath.Join(dir, "absent")}, "--workflows-dir"},
 		{"events file in a missing folder", []string{"testdata/hello.js", "--events", filepath.Join(dir, "absent", "ev.jsonl")}, "--events: cannot create"},
+		{"ralph's events file in a missing folder", []string{"ralph", "Finish", "--events", filepath.Join(dir, "absent", "ev.jsonl")}, "--events: cannot create"},
+		{"mcp's events file in a missing folder", []string{"mcp", "--events", filepath.Join(dir, "absent", "ev.jsonl")}, "--events: cannot create"},
 		{"duration without a unit", []string{"testdata/hello.js", "--timeout", "90"}, "--timeout: \"90\" is not a duration (a duration needs a unit)"},
 		{"negative duration", []string{"testdata/hello.js", "--agent-timeout", "-5s"}, "--agent-timeout: -5s is not positive"},
 		{"zero agents", []string{"testdata/hello.js", "--max-agents", "0"}, "--max-agents: \"0\" is not a positive whole number"},
