@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/openai"
@@ -62,19 +61,8 @@ func agentCommand(args []string, e env) int {
 		return exitFailed
 	}
 
-	var prog *progress
-	if isTerminal(e.stderr) && (events == nil || !events.toStderr) {
-		prog = startProgress(e.stderr)
-	}
-	var stopOnce sync.Once
-	stopProgress := func() {
-		stopOnce.Do(func() {
-			if prog != nil {
-				prog.stop()
-			}
-		})
-	}
-	defer stopProgress()
+	prog := progressLine(e, events)
+	defer prog.stop()
 	opts := tool.Options{Owner: agentOwner, Personas: toolPersonas(in.personas), Subagents: subs}
 	if prog != nil {
 		opts.OnEvent = prog.record
@@ -94,7 +82,7 @@ func agentCommand(args []string, e env) int {
 	cfg.Toolbox = tools.Toolbox(append([]tool.Name{tool.Workflow, tool.Agent}, tool.SubagentNames()...)...)
 	parent, err := openai.New(cfg)
 	if err != nil {
-		stopProgress()
+		prog.stop()
 		notice(e, "wfrun agent needs the openai provider for the parent model: %v", err)
 		_ = closeSubagents(subs)
 		_ = closeEngine(eng)
@@ -120,7 +108,7 @@ func agentCommand(args []string, e env) int {
 			waiting = false
 		case sig := <-e.signals:
 			if interrupted {
-				stopProgress()
+				prog.stop()
 				notice(e, "second %s: exiting without waiting for the parent agent", signalName(sig))
 				return exitInterrupted
 			}
@@ -128,7 +116,7 @@ func agentCommand(args []string, e env) int {
 			cancel()
 		}
 	}
-	stopProgress()
+	prog.stop()
 	code := exitCompleted
 	switch {
 	case out.err != nil:

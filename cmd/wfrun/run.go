@@ -226,23 +226,16 @@ func startAndWait(eng *engine.Engine, in *invocation, e env, s *sinks) (*engine.
 // a terminal and cancelling the run on the first signal. It returns the
 // result (nil after a second signal) and the exit status.
 func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.Run, error)) (*engine.WorkflowResult, int) {
-	var prog *progress
+	prog := progressLine(e, s)
+	defer prog.stop()
 	var onEvent func(engine.Event)
-	if isTerminal(e.stderr) && (s == nil || !s.toStderr) {
-		prog = startProgress(e.stderr)
+	if prog != nil {
 		onEvent = prog.record
 	}
-	stopProgress := func() {
-		if prog != nil {
-			prog.stop()
-			prog = nil
-		}
-	}
-	defer stopProgress()
 
 	run, err := start(onEvent)
 	if err != nil {
-		stopProgress()
+		prog.stop()
 		res := engine.FailedResult("", err)
 		return &res, exitFailed
 	}
@@ -251,12 +244,12 @@ func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.
 	for {
 		select {
 		case <-run.Done():
-			stopProgress()
+			prog.stop()
 			res := run.Wait()
 			return &res, exitStatus(res, interrupted)
 		case sig := <-e.signals:
 			if interrupted {
-				stopProgress()
+				prog.stop()
 				notice(e, "second %s: exiting without waiting for the run", signalName(sig))
 				return nil, exitInterrupted
 			}

@@ -67,17 +67,8 @@ func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
 
-	var prog *progress
-	if isTerminal(e.stderr) && (s == nil || !s.toStderr) {
-		prog = startProgress(e.stderr)
-	}
-	stopProgress := func() {
-		if prog != nil {
-			prog.stop()
-			prog = nil
-		}
-	}
-	defer stopProgress()
+	prog := progressLine(e, s)
+	defer prog.stop()
 	onEvent := func(ev engine.Event) {
 		if s != nil {
 			s.log.record(ev)
@@ -99,7 +90,7 @@ func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 	for {
 		select {
 		case st := <-done:
-			stopProgress()
+			prog.stop()
 			res := st.res
 			if st.err != nil {
 				res = engine.FailedResult(run.ID(), st.err)
@@ -107,7 +98,7 @@ func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 			return printJSON(e, res, exitStatus(res, interrupted))
 		case sig := <-e.signals:
 			if interrupted {
-				stopProgress()
+				prog.stop()
 				notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", signalName(sig))
 				return exitInterrupted
 			}
