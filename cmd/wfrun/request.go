@@ -331,7 +331,7 @@ func (g *stdinGuard) readFile(path, what string) ([]byte, error) {
 	if err != nil {
 		hint := ""
 		if errors.Is(err, os.ErrNotExist) && what == "the script" && filepath.Ext(path) == "" {
-			hint = " (the commands are check, providers, agents, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop and note; a script is a .js file)"
+			hint = " (the commands are check, providers, agents, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop, note, ui, worker and temporal; a script is a .js file)"
 		}
 		return nil, usagef("cannot read %s: %v%s", what, pathError(err), hint)
 	}
