@@ -139,6 +139,9 @@ func workerCommand(args []string, e env) int {
 		return usageFail(e, "%v", err)
 	}
 	defer closeEvents()
+	// --events goes to the worker, not the engine: the worker logs a run's
+	// events when it first executes them, never again while it replays a
+	// history.
 	eng, closeProviders, err := newEngine(in, e, nil, !in.explicitProvider, true)
 	if err != nil {
 		notice(e, "%v", err)
