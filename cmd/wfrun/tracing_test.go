@@ -64,11 +64,7 @@ func TestTheOTLPEndpointFlagTracesAnOpenAIRunWithItsToolCall(t *testing.T) {
 		t.Skip("starts a node server and builds an MCP server")
 	}
 	baseURL := startAimock(t, filepath.Join(aimockDir, "fixtures", "calculator.json"))
-	mcpConfig := filepath.Join(t.TempDir(), "mcp.json")
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"calc": map[string]any{"command": buildTestMCP(t)}}})
-	if err := os.WriteFile(mcpConfig, cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mcpConfig := calculatorMCPConfig(t)
 	col := otlptest.New(t)
 	o := invoke(t, call{
 		args:    []string{"../../scripts/examples/calculator.js", "--provider", "openai", "--mcp-config", mcpConfig, "--otlp-endpoint", col.Endpoint()},
