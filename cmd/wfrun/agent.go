@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/openai"
@@ -50,17 +49,11 @@ func agentCommand(args []string, e env) int {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	events, closeEvents, err := openEvents(o.events, e)
+	eng, events, closeAll, err := openEngine(in, o, e)
 	if err != nil {
-		return usageFail(e, "%v", err)
+		return setupFailed(e, err)
 	}
-	defer closeEvents()
-	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer closeProviders()
+	defer closeAll()
 	subs, err := newSubagents(eng)
 	if err != nil {
 		notice(e, "%v", err)
@@ -68,19 +61,8 @@ func agentCommand(args []string, e env) int {
 		return exitFailed
 	}
 
-	var prog *progress
-	if isTerminal(e.stderr) && (events == nil || !events.toStderr) {
-		prog = startProgress(e.stderr)
-	}
-	var stopOnce sync.Once
-	stopProgress := func() {
-		stopOnce.Do(func() {
-			if prog != nil {
-				prog.stop()
-			}
-		})
-	}
-	defer stopProgress()
+	prog := progressLine(e, events)
+	defer prog.stop()
 	opts := tool.Options{Owner: agentOwner, Personas: toolPersonas(in.personas), Subagents: subs}
 	if prog != nil {
 		opts.OnEvent = prog.record
@@ -100,7 +82,7 @@ func agentCommand(args []string, e env) int {
 	cfg.Toolbox = tools.Toolbox(append([]tool.Name{tool.Workflow, tool.Agent}, tool.SubagentNames()...)...)
 	parent, err := openai.New(cfg)
 	if err != nil {
-		stopProgress()
+		prog.stop()
 		notice(e, "wfrun agent needs the openai provider for the parent model: %v", err)
 		_ = closeSubagents(subs)
 		_ = closeEngine(eng)
@@ -126,7 +108,7 @@ func agentCommand(args []string, e env) int {
 			waiting = false
 		case sig := <-e.signals:
 			if interrupted {
-				stopProgress()
+				prog.stop()
 				notice(e, "second %s: exiting without waiting for the parent agent", signalName(sig))
 				return exitInterrupted
 			}
@@ -134,7 +116,7 @@ func agentCommand(args []string, e env) int {
 			cancel()
 		}
 	}
-	stopProgress()
+	prog.stop()
 	code := exitCompleted
 	switch {
 	case out.err != nil:
@@ -152,14 +134,6 @@ func agentCommand(args []string, e env) int {
 	// The parent's conversation ends here, so its sub-agents have nobody
 	// left to steer them: they end with it.
 	tools.CloseSubagents(context.Background(), "the wfrun agent parent that started it finished")
-	if err := closeSubagents(subs); err != nil {
-		notice(e, "%v", err)
-	}
-	if err := closeEngine(eng); err != nil {
-		notice(e, "%v", err)
-	}
-	if events != nil && events.log.Err() != nil {
-		notice(e, "--events: %v", events.log.Err())
-	}
+	shutDown(e, eng, subs, events)
 	return code
 }

@@ -10,6 +10,9 @@
 //	wfrun ralph "OBJECTIVE"        the Ralph loop (engine/ralph)
 //	wfrun resume|retry|continue RUNID, runs, show RUNID, stop RUNID, note RUNID TEXT
 //	                               durable runs: the runs folder and its ledger (docs/durability.md)
+//	wfrun ui                       a local web page over the ledger (engine/ui)
+//	wfrun worker, --temporal, temporal dev
+//	                               runs on Temporal (engine/temporal, docs/scale-out.md)
 //
 // stdout carries only the JSON answer; notices, the live progress line (on a
 // terminal) and `--events -` go to stderr. The exit status is the contract a
@@ -25,8 +28,9 @@
 // JSON, a rules file with a bad rule, a script that does not parse) is a
 // failed pre-check, reported as a result.
 //
-// mcp and agent reuse the run's flags, provider setup and engine
-// (serve.go); the MCP server itself is engine/mcpserver. Every command that
+// mcp, agent, ui and worker reuse the run's flags, provider setup and
+// engine (loadToolInvocation and serveUntilSignal in serve.go, newEngine in
+// run.go); the MCP server itself is engine/mcpserver. Every command that
 // runs something keeps its runs in --runs-dir ($WFRUN_RUNS_DIR,
 // .wfrun/runs); resume, retry, continue and ralph run in the foreground like
 // a script (resume.go, ralph.go), and runs, show, stop and note read or

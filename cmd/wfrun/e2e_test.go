@@ -82,16 +82,24 @@ func buildTestMCP(t *testing.T) string {
 	return testbin.BuildT(t, "github.com/wfrun/wfrun/internal/testmcp")
 }
 
+// calculatorMCPConfig writes an --mcp-config file whose one server, calc,
+// is the test MCP server, and returns its path.
+func calculatorMCPConfig(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"calc": map[string]any{"command": buildTestMCP(t)}}})
+	if err := os.WriteFile(path, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func TestEndToEnd_OpenAIProviderWithMCPToolAndSchemaAgainstAMockServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a node server and builds an MCP server")
 	}
 	baseURL := startAimock(t, filepath.Join(aimockDir, "fixtures", "calculator.json"))
-	mcpConfig := filepath.Join(t.TempDir(), "mcp.json")
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"calc": map[string]any{"command": buildTestMCP(t)}}})
-	if err := os.WriteFile(mcpConfig, cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mcpConfig := calculatorMCPConfig(t)
 	transcripts := t.TempDir()
 
 	o := invoke(t, call{

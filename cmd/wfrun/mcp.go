@@ -48,17 +48,11 @@ func mcpCommand(args []string, e env) int {
 	if err != nil {
 		return setupFailed(e, err)
 	}
-	events, closeEvents, err := openEvents(o.events, e)
+	eng, events, closeAll, err := openEngine(in, o, e)
 	if err != nil {
-		return usageFail(e, "%v", err)
+		return setupFailed(e, err) // stdout is the protocol: no JSON there
 	}
-	defer closeEvents()
-	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
-	if err != nil {
-		notice(e, "%v", err) // stdout is the protocol: no JSON there
-		return exitFailed
-	}
-	defer closeProviders()
+	defer closeAll()
 	subs, err := newSubagents(eng)
 	if err != nil {
 		notice(e, "%v", err)
@@ -115,14 +109,6 @@ func mcpCommand(args []string, e env) int {
 	if !finished {
 		return code
 	}
-	if err := closeSubagents(subs); err != nil {
-		notice(e, "%v", err)
-	}
-	if err := closeEngine(eng); err != nil {
-		notice(e, "%v", err)
-	}
-	if events != nil && events.log.Err() != nil {
-		notice(e, "--events: %v", events.log.Err())
-	}
+	shutDown(e, eng, subs, events)
 	return code
 }

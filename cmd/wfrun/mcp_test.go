@@ -118,3 +118,16 @@ func TestMCP_RefusesAnExposedHTTPServerWithoutAToken(t *testing.T) {
 		}
 	}
 }
+
+func TestTool_DescriptionListsThePersonasFound(t *testing.T) {
+	_, home := agentsWorkspace(t)
+	o := invoke(t, call{args: []string{"tool"}, environ: map[string]string{"HOME": home}})
+	o.wantCode(t, exitCompleted)
+	var defs []tool.Definition
+	if err := json.Unmarshal([]byte(o.stdout), &defs); err != nil || len(defs) == 0 || defs[0].Name != tool.Workflow {
+		t.Fatalf("definitions (%v):\n%s", err, o.stdout)
+	}
+	if !strings.Contains(defs[0].Description, "helper") {
+		t.Errorf("the workflow tool's description does not name the persona helper of ~/.claude/agents:\n%s", defs[0].Description)
+	}
+}

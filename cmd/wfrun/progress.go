@@ -120,11 +120,22 @@ type progress struct {
 	lastDraw time.Time
 	stopped  bool
 
-	quit chan struct{}
-	done chan struct{}
+	quit     chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
 }
 
-// startProgress starts the ticker goroutine; call stop exactly once.
+// progressLine starts the line on e's stderr when that is a terminal
+// which --events - does not write to; otherwise it returns nil, whose stop
+// does nothing.
+func progressLine(e env, s *sinks) *progress {
+	if !isTerminal(e.stderr) || (s != nil && s.toStderr) {
+		return nil
+	}
+	return startProgress(e.stderr)
+}
+
+// startProgress starts the ticker goroutine, which stop ends.
 func startProgress(w io.Writer) *progress {
 	p := &progress{w: w, start: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
 	go p.tick()
@@ -173,12 +184,19 @@ func (p *progress) above(text string) {
 }
 
 // stop ends the goroutine and clears the line. Events that arrive later
-// are not drawn.
+// are not drawn. Only the first call does anything, and on a nil progress
+// (no line) none does: a command stops the line before it prints and again
+// on its way out.
 func (p *progress) stop() {
-	close(p.quit)
-	<-p.done
-	p.mu.Lock()
-	p.stopped = true
-	io.WriteString(p.w, clearLine)
-	p.mu.Unlock()
+	if p == nil {
+		return
+	}
+	p.stopOnce.Do(func() {
+		close(p.quit)
+		<-p.done
+		p.mu.Lock()
+		p.stopped = true
+		io.WriteString(p.w, clearLine)
+		p.mu.Unlock()
+	})
 }

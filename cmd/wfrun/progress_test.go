@@ -84,3 +84,20 @@ func TestNoProgressWhenStderrIsNotATerminal(t *testing.T) {
 		t.Errorf("stderr = %q, want nothing", o.stderr)
 	}
 }
+
+func TestStoppingTheProgressLineAgainOrWithoutOneDoesNothing(t *testing.T) {
+	var none *progress
+	none.stop() // no line was drawn: nothing to stop, no panic
+
+	tty := &terminal{}
+	p := startProgress(tty)
+	p.stop()
+	once := tty.String()
+	if !strings.HasSuffix(once, clearLine) {
+		t.Fatalf("stop did not clear the line: %q", once)
+	}
+	p.stop()
+	if got := tty.String(); got != once {
+		t.Errorf("a second stop wrote %q more; want nothing", strings.TrimPrefix(got, once))
+	}
+}

@@ -29,16 +29,11 @@ func ralphCommand(args []string, e env) int {
 	if err != nil {
 		return failBeforeRun(e, err)
 	}
-	events, closeEvents, err := openEvents(o.events, e)
+	eng, events, closeAll, err := openEngine(in, o, e)
 	if err != nil {
-		return usageFail(e, "%v", err)
+		return failBeforeRun(e, err)
 	}
-	defer closeEvents()
-	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
-	if err != nil {
-		return printJSON(e, engine.FailedResult("", err), exitFailed)
-	}
-	defer closeProviders()
+	defer closeAll()
 	opts := ralph.Options{Objective: o.positional[0], MaxRounds: o.maxRoundsN, BudgetTokens: in.req.BudgetTokens,
 		Model: in.req.Model, SubagentProvider: in.req.SubagentProvider, Parent: defaultParent}
 	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) {
@@ -53,11 +48,6 @@ func ralphCommand(args []string, e env) int {
 		code = exitFailed
 	}
 	code = printJSON(e, out, code)
-	if err := closeEngine(eng); err != nil {
-		notice(e, "%v", err)
-	}
-	if events != nil && events.log.Err() != nil {
-		notice(e, "--events: %v", events.log.Err())
-	}
+	shutDown(e, eng, nil, events)
 	return code
 }

@@ -65,16 +65,16 @@ func precheck(code engine.ErrorCode, format string, args ...any) error {
 // builds the request. Flags given explicitly override the fields of
 // --request. It returns a *usageError or an *engine.Error.
 func loadInvocation(o *options, e env) (*invocation, error) {
+	return readInvocation(o, e, readRequest, readScript, readInputs, applyRequestFlags, readFakeRules, readWorkflowsDir)
+}
+
+// readInvocation builds an invocation by steps, which share stdin, then
+// reads what every command that runs scripts takes from its flags and
+// environment besides the request: the providers and their personas,
+// where traces go and the runs folder.
+func readInvocation(o *options, e env, steps ...func(*invocation, *options, *stdinGuard) error) (*invocation, error) {
 	in := &invocation{}
 	stdin := &stdinGuard{r: e.stdin}
-	steps := []func(*invocation, *options, *stdinGuard) error{
-		readRequest,
-		readScript,
-		readInputs,
-		applyRequestFlags,
-		readFakeRules,
-		readWorkflowsDir,
-	}
 	for _, step := range steps {
 		if err := step(in, o, stdin); err != nil {
 			return nil, err
@@ -331,7 +331,7 @@ func (g *stdinGuard) readFile(path, what string) ([]byte, error) {
 	if err != nil {
 		hint := ""
 		if errors.Is(err, os.ErrNotExist) && what == "the script" && filepath.Ext(path) == "" {
-			hint = " (the commands are check, providers, agents, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop and note; a script is a .js file)"
+			hint = " (the commands are check, providers, agents, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop, note, ui, worker and temporal; a script is a .js file)"
 		}
 		return nil, usagef("cannot read %s: %v%s", what, pathError(err), hint)
 	}

@@ -66,16 +66,11 @@ func resumeLike(cmd command, args []string, e env) int {
 	if err != nil {
 		return failBeforeRun(e, err)
 	}
-	events, closeEvents, err := openEvents(o.events, e)
+	eng, events, closeAll, err := openEngine(in, o, e)
 	if err != nil {
-		return usageFail(e, "%v", err)
+		return failBeforeRun(e, err)
 	}
-	defer closeEvents()
-	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
-	if err != nil {
-		return printJSON(e, engine.FailedResult("", err), exitFailed)
-	}
-	defer closeProviders()
+	defer closeAll()
 	over := in.req
 	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) {
 		over.OnEvent = onEvent
@@ -93,12 +88,7 @@ func resumeLike(cmd command, args []string, e env) int {
 		return code
 	}
 	code = printJSON(e, res, code)
-	if err := closeEngine(eng); err != nil {
-		notice(e, "%v", err)
-	}
-	if events != nil && events.log.Err() != nil {
-		notice(e, "--events: %v", events.log.Err())
-	}
+	shutDown(e, eng, nil, events)
 	return code
 }
 
@@ -106,22 +96,11 @@ func resumeLike(cmd command, args []string, e env) int {
 // request holds only what the flags set, to override the saved one; the
 // saved request's provider decides which providers to build.
 func loadResumeInvocation(id string, o *options, e env) (*invocation, error) {
-	in := &invocation{}
-	stdin := &stdinGuard{r: e.stdin}
-	for _, step := range []func(*invocation, *options, *stdinGuard) error{readInputs, applyRequestFlags, readFakeRules, readWorkflowsDir} {
-		if err := step(in, o, stdin); err != nil {
-			return nil, err
-		}
-	}
-	if o.parent == "" {
-		in.req.Parent = "" // the saved owner, unless --parent names another
-	}
-	var err error
-	if in.providers, err = providerFlagsOf(o, e); err != nil {
+	in, err := readInvocation(o, e, readInputs, applyRequestFlags, readFakeRules, readWorkflowsDir)
+	if err != nil {
 		return nil, err
 	}
-	in.personas = in.providers.personas
-	in.runsDir = runsDirOf(o, e)
+	in.req.Parent = "" // the saved owner: these commands refuse --parent
 	in.scriptFile = id
 	if !runfolder.ValidRunID(id) {
 		return nil, usagef("%q is not a run id: a run id is wf_ and 16 hex digits, as wfrun runs lists them", id)

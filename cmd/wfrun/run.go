@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/subagent"
 )
 
 // closeTimeout bounds how long wfrun waits for the engine's goroutines after
@@ -70,12 +71,7 @@ func runCommand(args []string, e env) int {
 	// The result first: closing waits for stragglers (a provider slow to
 	// honour its cancel), and the person at the shell should not.
 	code = printJSON(e, res, code)
-	if err := closeEngine(eng); err != nil {
-		notice(e, "%v", err)
-	}
-	if events != nil && events.log.Err() != nil {
-		notice(e, "--events: %v", events.log.Err())
-	}
+	shutDown(e, eng, nil, events)
 	return code
 }
 
@@ -173,6 +169,40 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 	return eng, func() { closeProviders(); stopTracing() }, nil
 }
 
+// openEngine opens --events and configures the engine for in, announcing
+// the default provider it chose unless in names one. The returned function
+// stops the providers and closes the events file. An --events that cannot
+// be created is a *usageError; the engine's errors never are.
+func openEngine(in *invocation, o *options, e env) (*engine.Engine, *sinks, func(), error) {
+	events, closeEvents, err := openEvents(o.events, e)
+	if err != nil {
+		return nil, nil, nil, usagef("%v", err)
+	}
+	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
+	if err != nil {
+		closeEvents()
+		return nil, nil, nil, err
+	}
+	return eng, events, func() { closeProviders(); closeEvents() }, nil
+}
+
+// shutDown closes what a command that ran scripts opened, each failure a
+// notice: the sub-agents when subs is not nil, then the engine whose
+// ledger they live in; last it says whether --events lost a write.
+func shutDown(e env, eng *engine.Engine, subs *subagent.Manager, events *sinks) {
+	if subs != nil {
+		if err := closeSubagents(subs); err != nil {
+			notice(e, "%v", err)
+		}
+	}
+	if err := closeEngine(eng); err != nil {
+		notice(e, "%v", err)
+	}
+	if events != nil && events.log.Err() != nil {
+		notice(e, "--events: %v", events.log.Err())
+	}
+}
+
 // prepareRequest completes in.req with the CLI's convenience of meta named
 // after the file, and says on stderr what it did.
 func prepareRequest(eng *engine.Engine, in *invocation, e env) {
@@ -196,23 +226,16 @@ func startAndWait(eng *engine.Engine, in *invocation, e env, s *sinks) (*engine.
 // a terminal and cancelling the run on the first signal. It returns the
 // result (nil after a second signal) and the exit status.
 func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.Run, error)) (*engine.WorkflowResult, int) {
-	var prog *progress
+	prog := progressLine(e, s)
+	defer prog.stop()
 	var onEvent func(engine.Event)
-	if isTerminal(e.stderr) && (s == nil || !s.toStderr) {
-		prog = startProgress(e.stderr)
+	if prog != nil {
 		onEvent = prog.record
 	}
-	stopProgress := func() {
-		if prog != nil {
-			prog.stop()
-			prog = nil
-		}
-	}
-	defer stopProgress()
 
 	run, err := start(onEvent)
 	if err != nil {
-		stopProgress()
+		prog.stop()
 		res := engine.FailedResult("", err)
 		return &res, exitFailed
 	}
@@ -221,12 +244,12 @@ func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.
 	for {
 		select {
 		case <-run.Done():
-			stopProgress()
+			prog.stop()
 			res := run.Wait()
 			return &res, exitStatus(res, interrupted)
 		case sig := <-e.signals:
 			if interrupted {
-				stopProgress()
+				prog.stop()
 				notice(e, "second %s: exiting without waiting for the run", signalName(sig))
 				return nil, exitInterrupted
 			}

@@ -131,7 +131,7 @@ func runsCommand(args []string, e env) int {
 	fmt.Fprintln(w, "ID\tNAME\tSTATUS\tAGENTS\tTOKENS\tCOST\tAGE")
 	now := time.Now()
 	for _, r := range runs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Status, agentsCell(r), tokens(r.Usage.Tokens()),
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Status, agentsCell(r), humanCount(r.Usage.Tokens()),
 			fmt.Sprintf("$%.4f", r.Usage.CostUSD), age(now.Sub(r.CreatedAt)))
 	}
 	w.Flush()
@@ -151,17 +151,6 @@ func agentsCell(r ledger.Run) string {
 		return fmt.Sprintf("%d (%d replayed)", r.AgentsSpawned, r.Agents.Replayed)
 	}
 	return fmt.Sprint(r.AgentsSpawned)
-}
-
-// tokens renders 950, 12.3k, 4.5M.
-func tokens(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }
 
 // age renders a duration the way a listing does: 12s, 5m, 3h, 2d.
@@ -241,7 +230,7 @@ func writeShown(out io.Writer, s shown) {
 	if r.EndedAt != nil {
 		dur = " · " + r.EndedAt.Sub(r.CreatedAt).Round(100*time.Millisecond).String()
 	}
-	fmt.Fprintf(out, "%s %q %s · %s agents · %s tokens · $%.4f%s\n", r.ID, r.Name, r.Status, agentsCell(r), tokens(r.Usage.Tokens()), r.Usage.CostUSD, dur)
+	fmt.Fprintf(out, "%s %q %s · %s agents · %s tokens · $%.4f%s\n", r.ID, r.Name, r.Status, agentsCell(r), humanCount(r.Usage.Tokens()), r.Usage.CostUSD, dur)
 	fmt.Fprintf(out, "  owner %s · started %s", r.Owner, r.CreatedAt.Format(time.RFC3339))
 	if r.Dir != "" {
 		fmt.Fprintf(out, " · folder %s", r.Dir)
@@ -279,7 +268,7 @@ func writeShown(out io.Writer, s shown) {
 			} else if c.Error != "" {
 				note = firstLine(c.Error, 80)
 			}
-			fmt.Fprintf(w, "  %s #%d %s\t%s\t%s\t%s tokens\t%s\n", branch, c.Seq, firstLine(c.Label, 48), c.Status, childDuration(c), tokens(c.Usage.Tokens()), note)
+			fmt.Fprintf(w, "  %s #%d %s\t%s\t%s\t%s tokens\t%s\n", branch, c.Seq, firstLine(c.Label, 48), c.Status, childDuration(c), humanCount(c.Usage.Tokens()), note)
 		}
 		w.Flush()
 	}

@@ -17,22 +17,10 @@ import (
 // is no script, and --max-agents, --concurrency, --timeout,
 // --agent-timeout and --budget-tokens become the engine's defaults.
 func loadToolInvocation(o *options, e env) (*invocation, error) {
-	in := &invocation{}
-	stdin := &stdinGuard{r: e.stdin}
-	for _, step := range []func(*invocation, *options, *stdinGuard) error{applyRequestFlags, readFakeRules, readWorkflowsDir} {
-		if err := step(in, o, stdin); err != nil {
-			return nil, err
-		}
-	}
-	var err error
-	if in.providers, err = providerFlagsOf(o, e); err != nil {
+	in, err := readInvocation(o, e, applyRequestFlags, readFakeRules, readWorkflowsDir)
+	if err != nil {
 		return nil, err
 	}
-	in.personas = in.providers.personas
-	if in.tracing, err = tracingOf(o, e); err != nil {
-		return nil, err
-	}
-	in.runsDir = runsDirOf(o, e)
 	req := in.req
 	in.engineConfig = func(cfg *engine.Config) {
 		if req.SubagentProvider != "" {

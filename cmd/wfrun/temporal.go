@@ -67,17 +67,8 @@ func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
 
-	var prog *progress
-	if isTerminal(e.stderr) && (s == nil || !s.toStderr) {
-		prog = startProgress(e.stderr)
-	}
-	stopProgress := func() {
-		if prog != nil {
-			prog.stop()
-			prog = nil
-		}
-	}
-	defer stopProgress()
+	prog := progressLine(e, s)
+	defer prog.stop()
 	onEvent := func(ev engine.Event) {
 		if s != nil {
 			s.log.record(ev)
@@ -99,7 +90,7 @@ func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 	for {
 		select {
 		case st := <-done:
-			stopProgress()
+			prog.stop()
 			res := st.res
 			if st.err != nil {
 				res = engine.FailedResult(run.ID(), st.err)
@@ -107,7 +98,7 @@ func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 			return printJSON(e, res, exitStatus(res, interrupted))
 		case sig := <-e.signals:
 			if interrupted {
-				stopProgress()
+				prog.stop()
 				notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", signalName(sig))
 				return exitInterrupted
 			}
@@ -148,6 +139,9 @@ func workerCommand(args []string, e env) int {
 		return usageFail(e, "%v", err)
 	}
 	defer closeEvents()
+	// --events goes to the worker, not the engine: the worker logs a run's
+	// events when it first executes them, never again while it replays a
+	// history.
 	eng, closeProviders, err := newEngine(in, e, nil, !in.explicitProvider, true)
 	if err != nil {
 		notice(e, "%v", err)

@@ -64,11 +64,7 @@ func TestTheOTLPEndpointFlagTracesAnOpenAIRunWithItsToolCall(t *testing.T) {
 		t.Skip("starts a node server and builds an MCP server")
 	}
 	baseURL := startAimock(t, filepath.Join(aimockDir, "fixtures", "calculator.json"))
-	mcpConfig := filepath.Join(t.TempDir(), "mcp.json")
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"calc": map[string]any{"command": buildTestMCP(t)}}})
-	if err := os.WriteFile(mcpConfig, cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mcpConfig := calculatorMCPConfig(t)
 	col := otlptest.New(t)
 	o := invoke(t, call{
 		args:    []string{"../../scripts/examples/calculator.js", "--provider", "openai", "--mcp-config", mcpConfig, "--otlp-endpoint", col.Endpoint()},
@@ -139,5 +135,20 @@ func TestWithoutAnEndpointNoTracerIsInstalled(t *testing.T) {
 		if tracer != nil {
 			t.Errorf("a tracer was installed with the environment %v", environ)
 		}
+	}
+}
+
+func TestAResumedRunIsExportedToTheCollector(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	first := inRuns(t, runs, "testdata/hello.js")
+	first.wantCode(t, exitCompleted)
+	id := first.result(t).RunID
+	col := otlptest.New(t)
+	again := inRuns(t, runs, "resume", id, "--otlp-endpoint", col.Endpoint())
+	again.wantCode(t, exitCompleted)
+	// The command has returned: its tracer has sent what it buffered.
+	roots := spansByName(col.Spans())["invoke_workflow hello"]
+	if len(roots) != 1 || roots[0].Attr("wfrun.run.id") != again.result(t).RunID {
+		t.Fatalf("the resumed run's spans at the collector: %v", col.Spans())
 	}
 }

@@ -73,8 +73,6 @@ func uiCommand(args []string, e env) int {
 	if !finished {
 		return code
 	}
-	if err := closeEngine(eng); err != nil {
-		notice(e, "%v", err)
-	}
+	shutDown(e, eng, nil, nil)
 	return code
 }
