@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/wfrun/wfrun/agentapi/persona"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // agentsCommand is `wfrun agents [--agents-dir DIR]... [--workspace DIR]
@@ -141,11 +142,11 @@ func writeAgents(w io.Writer, set *persona.Set) {
 		if model == "" {
 			model = "inherit"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, model, toolsText(p), p.Source, firstLine(p.Description, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, model, toolsText(p), p.Source, human.FirstLine(p.Description, 60))
 	}
 	_ = tw.Flush()
 	if len(l.Errors) > 0 {
-		fmt.Fprintf(w, "\n%d %s could not be loaded:\n", len(l.Errors), pluralWord(len(l.Errors), "file", "files"))
+		fmt.Fprintf(w, "\n%d %s could not be loaded:\n", len(l.Errors), human.Noun(len(l.Errors), "file", "files"))
 		for _, le := range set.Errors() {
 			fmt.Fprintf(w, "  %v\n", le)
 		}
@@ -169,19 +170,4 @@ func toolsText(p persona.Persona) string {
 		s += " [read-only]"
 	}
 	return s
-}
-
-func firstLine(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

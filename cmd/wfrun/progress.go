@@ -11,6 +11,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // The live progress line: on a terminal, one line on stderr, redrawn in
@@ -86,19 +87,7 @@ func (s progressState) line(elapsed time.Duration) string {
 		return r
 	}, title)
 	return fmt.Sprintf("▸ %s · agents %d running, %d done, %d failed · %s tokens · %s",
-		title, s.running, s.done, s.failed, humanCount(s.tokens), humanElapsed(elapsed))
-}
-
-// humanCount renders 950, 12.3k, 4.5M.
-func humanCount(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d", n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	default:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	}
+		title, s.running, s.done, s.failed, human.Count(s.tokens), humanElapsed(elapsed))
 }
 
 // humanElapsed renders 4.2s, or 3m07s past a minute.

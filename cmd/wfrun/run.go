@@ -10,6 +10,7 @@ import (
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/subagent"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // closeTimeout bounds how long wfrun waits for the engine's goroutines after
@@ -134,7 +135,7 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 	}
 	if n := len(in.personas.Errors()); n > 0 && announce {
 		notice(e, "%d persona %s could not be loaded and %s left out; run wfrun agents to see why",
-			n, pluralWord(n, "file", "files"), pluralWord(n, "is", "are"))
+			n, human.Noun(n, "file", "files"), human.Noun(n, "is", "are"))
 	}
 	if s != nil {
 		cfg.Events = s.log.record

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // The ledger commands: runs, show, stop and note read or change the run
@@ -131,8 +132,8 @@ func runsCommand(args []string, e env) int {
 	fmt.Fprintln(w, "ID\tNAME\tSTATUS\tAGENTS\tTOKENS\tCOST\tAGE")
 	now := time.Now()
 	for _, r := range runs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Status, agentsCell(r), humanCount(r.Usage.Tokens()),
-			fmt.Sprintf("$%.4f", r.Usage.CostUSD), age(now.Sub(r.CreatedAt)))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Status, agentsCell(r), human.Count(r.Usage.Tokens()),
+			fmt.Sprintf("$%.4f", r.Usage.CostUSD), human.Age(now.Sub(r.CreatedAt)))
 	}
 	w.Flush()
 	return exitCompleted
@@ -151,19 +152,6 @@ func agentsCell(r ledger.Run) string {
 		return fmt.Sprintf("%d (%d replayed)", r.AgentsSpawned, r.Agents.Replayed)
 	}
 	return fmt.Sprint(r.AgentsSpawned)
-}
-
-// age renders a duration the way a listing does: 12s, 5m, 3h, 2d.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 // shown is what `wfrun show --json` prints.
@@ -230,7 +218,7 @@ func writeShown(out io.Writer, s shown) {
 	if r.EndedAt != nil {
 		dur = " · " + r.EndedAt.Sub(r.CreatedAt).Round(100*time.Millisecond).String()
 	}
-	fmt.Fprintf(out, "%s %q %s · %s agents · %s tokens · $%.4f%s\n", r.ID, r.Name, r.Status, agentsCell(r), humanCount(r.Usage.Tokens()), r.Usage.CostUSD, dur)
+	fmt.Fprintf(out, "%s %q %s · %s agents · %s tokens · $%.4f%s\n", r.ID, r.Name, r.Status, agentsCell(r), human.Count(r.Usage.Tokens()), r.Usage.CostUSD, dur)
 	fmt.Fprintf(out, "  owner %s · started %s", r.Owner, r.CreatedAt.Format(time.RFC3339))
 	if r.Dir != "" {
 		fmt.Fprintf(out, " · folder %s", r.Dir)
@@ -266,9 +254,9 @@ func writeShown(out io.Writer, s shown) {
 			if c.Replayed {
 				note = "replayed"
 			} else if c.Error != "" {
-				note = firstLine(c.Error, 80)
+				note = human.FirstLine(c.Error, 80)
 			}
-			fmt.Fprintf(w, "  %s #%d %s\t%s\t%s\t%s tokens\t%s\n", branch, c.Seq, firstLine(c.Label, 48), c.Status, childDuration(c), humanCount(c.Usage.Tokens()), note)
+			fmt.Fprintf(w, "  %s #%d %s\t%s\t%s\t%s tokens\t%s\n", branch, c.Seq, human.FirstLine(c.Label, 48), c.Status, childDuration(c), human.Count(c.Usage.Tokens()), note)
 		}
 		w.Flush()
 	}

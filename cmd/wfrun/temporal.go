@@ -14,6 +14,7 @@ import (
 
 	"github.com/wfrun/wfrun/engine"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // The commands and flags of runs on Temporal (docs/scale-out.md): wfrun
@@ -222,7 +223,7 @@ func runsOnTemporal(f *ledgerFlags, e env) int {
 	}
 	now := time.Now()
 	for _, r := range runs {
-		fmt.Fprintf(e.stdout, "%s  %-24s  %-9s  %-12s  %s\n", r.RunID, r.Name, r.Status, r.Parent, age(now.Sub(r.Start)))
+		fmt.Fprintf(e.stdout, "%s  %-24s  %-9s  %-12s  %s\n", r.RunID, r.Name, r.Status, r.Parent, human.Age(now.Sub(r.Start)))
 	}
 	return exitCompleted
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/tool"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // toolCommand is `wfrun tool`: the tool definitions (name, description,
@@ -40,7 +41,7 @@ func toolCommand(args []string, e env) int {
 func toolPersonas(set *persona.Set) []tool.Persona {
 	var out []tool.Persona
 	for _, p := range set.Personas() {
-		out = append(out, tool.Persona{Name: p.Name, Description: firstLine(p.Description, 200)})
+		out = append(out, tool.Persona{Name: p.Name, Description: human.FirstLine(p.Description, 200)})
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/engine/tool"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // The continuable sub-agents over MCP. Each child is a resource,
@@ -120,9 +121,9 @@ func (s *Server) notify(r subagent.Report) {
 	line := fmt.Sprintf("sub-agent %s: turn %d %s", r.ChildID, r.Turn, r.Status)
 	switch {
 	case r.Report != "":
-		line += ": " + firstLine(r.Report, 200)
+		line += ": " + human.FirstLine(r.Report, 200)
 	case r.Error != "":
-		line += ": " + firstLine(r.Error, 200)
+		line += ": " + human.FirstLine(r.Error, 200)
 	}
 	params := &mcp.LoggingMessageParams{Level: level, Logger: subagentLogger, Data: reportMessage{Message: line, Resource: uri, Report: r}}
 	s.mu.Lock()
@@ -136,13 +137,4 @@ func (s *Server) notify(r subagent.Report) {
 	for _, ss := range targets {
 		_ = ss.Log(ctx, params)
 	}
-}
-
-// firstLine is s's first line, cut at n characters.
-func firstLine(s string, n int) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

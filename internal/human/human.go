@@ -1,8 +1,8 @@
 // Package human renders numbers and spans the way wfrun shows them to
-// people: token counts as 12.3k, ages as 5m, counted nouns as "2 agents".
-// The progress line, `wfrun runs`, the workflow tool's results, the page
-// and the providers' sentences all say them alike because they all say
-// them here.
+// people: token counts as 12.3k, ages as 5m, counted nouns as "2 agents",
+// a description as its first line in one cell. The progress line,
+// `wfrun runs`, the workflow tool's results, the page and the providers'
+// sentences all say them alike because they all say them here.
 //
 // It owns only formatting: it reads no clock and no locale. It imports
 // nothing of wfrun's, so every package may use it.
@@ -11,6 +11,7 @@ package human
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -52,4 +53,15 @@ func Noun(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// FirstLine is the first line of s, leading and trailing space aside, cut
+// to at most n characters with an ellipsis: a description or an error in
+// one cell of a listing.
+func FirstLine(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

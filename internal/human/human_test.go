@@ -37,3 +37,20 @@ func TestNoun(t *testing.T) {
 		t.Error("Noun does not agree with its count")
 	}
 }
+
+func TestFirstLine(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"Reviews code.\nUse it for diffs.", 80, "Reviews code."},
+		{"\n  Reviews code.  ", 80, "Reviews code."},
+		{"abcdef", 4, "abc…"},
+		{"éééé", 4, "éééé"},
+	} {
+		if got := human.FirstLine(c.in, c.n); got != c.want {
+			t.Errorf("FirstLine(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
