@@ -209,8 +209,10 @@ func (e *Engine) Provider(name string) (agentapi.Provider, bool) { return e.prov
 // none runs on.
 func (e *Engine) DefaultProvider() string { return e.cfg.DefaultProvider }
 
-// newRunID returns "wf_" and 16 random hex digits.
-func newRunID() string {
+// NewRunID returns a fresh run id: "wf_" and 16 random hex digits, the form
+// of every run id the engine gives (runs on Temporal take theirs from here
+// too, so the ledger, the page and the verbs know both alike).
+func NewRunID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return "wf_" + hex.EncodeToString(b[:])
@@ -240,7 +242,7 @@ func (e *Engine) start(ctx context.Context, req WorkflowStartRequest, plan start
 	}
 	id := plan.id
 	if id == "" {
-		id = newRunID()
+		id = NewRunID()
 	}
 	r := newRun(id, p.meta, p.warnings)
 	p.cfg.RunID = r.id

@@ -79,7 +79,7 @@ var nullJSON = json.RawMessage("null")
 // that every result names a run.
 func FailedResult(runID string, err error) WorkflowResult {
 	if runID == "" {
-		runID = newRunID()
+		runID = NewRunID()
 	}
 	res := WorkflowResult{RunID: runID, Value: nullJSON}
 	res.setError(err)

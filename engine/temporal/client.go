@@ -2,8 +2,6 @@ package temporal
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -56,7 +54,7 @@ func (c *Client) Start(ctx context.Context, req engine.WorkflowStartRequest) (*R
 	if err != nil {
 		return nil, err
 	}
-	id := newRunID()
+	id := engine.NewRunID()
 	opts := client.StartWorkflowOptions{
 		ID: id, TaskQueue: c.opts.TaskQueue, WorkflowTaskTimeout: workflowTaskTimeout,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
@@ -269,13 +267,6 @@ func keyword(p *commonpb.Payload) string {
 		return ""
 	}
 	return s
-}
-
-// newRunID returns "wf_" and 16 random hex digits, as the engine's run ids.
-func newRunID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "wf_" + hex.EncodeToString(b[:])
 }
 
 // quietLogger keeps the SDK's chatter (polls, retries, a stopping
