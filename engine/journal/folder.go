@@ -85,7 +85,18 @@ func (f *Folder) Path(name string) string { return filepath.Join(f.dir, name) }
 // WriteFile writes name whole and atomically: readers see the old content
 // or the new, never a part.
 func (f *Folder) WriteFile(name string, data []byte) error {
-	tmp, err := os.CreateTemp(f.dir, "."+name+".*")
+	if err := WriteAtomic(f.Path(name), data); err != nil {
+		return fmt.Errorf("cannot write %s: %w", f.Path(name), err)
+	}
+	return nil
+}
+
+// WriteAtomic writes data to path whole: to a temporary file beside it,
+// synced, then renamed over path, so that a reader (or a crash) sees the
+// old content or the new, never a part. The temporary file is removed when
+// anything fails.
+func WriteAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
@@ -97,13 +108,12 @@ func (f *Folder) WriteFile(name string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), f.Path(name))
+		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("cannot write %s: %w", f.Path(name), err)
 	}
-	return nil
+	return err
 }
 
 // WriteJSON writes v, indented, as name (see WriteFile).

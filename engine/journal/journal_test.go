@@ -204,3 +204,22 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+func TestWriteAtomic_ReplacesTheFileWholeAndLeavesNoTemporaryBehind(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "result.json")
+	for _, content := range []string{"first", "second, longer"} {
+		if err := journal.WriteAtomic(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != content {
+			t.Fatalf("the file holds %q, want %q", got, content)
+		}
+	}
+	if err := journal.WriteAtomic(filepath.Join(dir, "missing", "x"), []byte("x")); err == nil {
+		t.Fatal("a write into a missing folder succeeded")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("the folder holds %d entries, want only the file", len(entries))
+	}
+}

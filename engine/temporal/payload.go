@@ -14,6 +14,8 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/wfrun/wfrun/engine/journal"
 )
 
 // PayloadInline is the largest payload a history keeps itself. Anything
@@ -54,7 +56,7 @@ type DirStore struct {
 	Dir string
 }
 
-// Put writes data under its hash, atomically (a temporary file renamed),
+// Put writes data under its hash, atomically (journal.WriteAtomic),
 // and does nothing when the file is already there.
 func (s DirStore) Put(_ context.Context, data []byte) (string, error) {
 	sum := sha256.Sum256(data)
@@ -66,23 +68,7 @@ func (s DirStore) Put(_ context.Context, data []byte) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("payload store %s: %w", s.Dir, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".put-*")
-	if err != nil {
-		return "", fmt.Errorf("payload store %s: %w", s.Dir, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("payload store %s: %w", s.Dir, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", fmt.Errorf("payload store %s: %w", s.Dir, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("payload store %s: %w", s.Dir, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := journal.WriteAtomic(path, data); err != nil {
 		return "", fmt.Errorf("payload store %s: %w", s.Dir, err)
 	}
 	return key, nil
