@@ -14,6 +14,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/schema"
+	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -320,12 +321,8 @@ func (r *run) phaseModel(phase string) string {
 
 // defaultLabel is the prompt's first non-empty line, at most 48 characters.
 func defaultLabel(prompt string) string {
-	for rest := prompt; rest != ""; {
-		var line string
-		line, rest, _ = strings.Cut(rest, "\n")
-		if line = strings.TrimSpace(line); line != "" {
-			return truncateRunes(line, 48)
-		}
+	if label := human.FirstLine(prompt, 48); label != "" {
+		return label
 	}
 	return "agent"
 }

@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/schema"
 	"github.com/wfrun/wfrun/engine/journal"
 	"github.com/wfrun/wfrun/engine/ledger"
+	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -241,17 +241,10 @@ func (m *Manager) childTools(owner, id string, depth int) agentapi.Toolbox {
 }
 
 // defaultLabel is the prompt's first non-empty line, at most 48
-// characters, as agent() labels a child.
+// characters, as a workflow child's.
 func defaultLabel(prompt string) string {
-	for rest := prompt; rest != ""; {
-		var line string
-		line, rest, _ = strings.Cut(rest, "\n")
-		if line = strings.TrimSpace(line); line != "" {
-			if utf8.RuneCountInString(line) > 48 {
-				return string([]rune(line)[:47]) + "…"
-			}
-			return line
-		}
+	if label := human.FirstLine(prompt, 48); label != "" {
+		return label
 	}
 	return "sub-agent"
 }

@@ -55,11 +55,12 @@ func Noun(n int, one, many string) string {
 	return many
 }
 
-// FirstLine is the first line of s, leading and trailing space aside, cut
-// to at most n characters with an ellipsis: a description or an error in
-// one cell of a listing.
+// FirstLine is the first line of s that is not blank, trimmed, cut to at
+// most n characters with an ellipsis: a description or an error in one
+// cell of a listing, a label made from a prompt. "" when s is blank.
 func FirstLine(s string, n int) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	s = strings.TrimSpace(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

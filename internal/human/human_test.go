@@ -46,6 +46,8 @@ func TestFirstLine(t *testing.T) {
 	}{
 		{"Reviews code.\nUse it for diffs.", 80, "Reviews code."},
 		{"\n  Reviews code.  ", 80, "Reviews code."},
+		{"  padded  \r\nsecond", 80, "padded"},
+		{"\n \n", 80, ""},
 		{"abcdef", 4, "abc…"},
 		{"éééé", 4, "éééé"},
 	} {
