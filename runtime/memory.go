@@ -1,12 +1,12 @@
 package runtime
 
 import (
-	"fmt"
 	stdruntime "runtime"
 	"runtime/metrics"
 	"sync"
 	"time"
 
+	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -129,7 +129,7 @@ func (w *heapWatch) tick() {
 		if grown && busy {
 			w.r.fail(wferr.New(wferr.ResourceLimit,
 				"the script grew the memory it holds by %s while running without a pause (the heap went from %s to %s); the run's memory limit is %s (--max-memory, maxMemoryBytes): keep less data in the script, or hand large work to agents",
-				bytesText(live-base), bytesText(base), bytesText(live), bytesText(w.budget)))
+				human.Bytes(int64(live-base)), human.Bytes(int64(base)), human.Bytes(int64(live)), human.Bytes(int64(w.budget))))
 			return
 		}
 	}
@@ -148,11 +148,4 @@ func (w *heapWatch) close() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
-}
-
-func bytesText(n uint64) string {
-	if n >= 1<<30 {
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	}
-	return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -76,7 +77,7 @@ func (r *Runtime) refuse(format string, args ...any) {
 func (r *Runtime) checkChars(what string, n float64) {
 	if n > float64(r.mem.maxChars) {
 		r.refuse("%s would build a string of %s characters; a run's strings may hold at most %s (its memory limit is %s): build less text, or ask an agent to produce it",
-			what, count(n), count(float64(r.mem.maxChars)), mib(r.mem.budget))
+			what, count(n), count(float64(r.mem.maxChars)), human.Bytes(r.mem.budget))
 	}
 }
 
@@ -84,14 +85,14 @@ func (r *Runtime) checkChars(what string, n float64) {
 func (r *Runtime) checkSlots(what string, n float64) {
 	if n > float64(r.mem.maxSlots) {
 		r.refuse("%s would work on %s array elements; a run may use at most %s (its memory limit is %s): use smaller arrays, or batch the work",
-			what, count(n), count(float64(r.mem.maxSlots)), mib(r.mem.budget))
+			what, count(n), count(float64(r.mem.maxSlots)), human.Bytes(r.mem.budget))
 	}
 }
 
 // checkBytes refuses a buffer of n bytes allocated by what.
 func (r *Runtime) checkBytes(what string, n float64) {
 	if n > float64(r.mem.budget) {
-		r.refuse("%s would allocate %s; the run's memory limit is %s: use a smaller buffer", what, mib(int64(min(n, math.MaxInt64))), mib(r.mem.budget))
+		r.refuse("%s would allocate %s; the run's memory limit is %s: use a smaller buffer", what, human.Bytes(int64(min(n, math.MaxInt64))), human.Bytes(r.mem.budget))
 	}
 }
 
@@ -108,16 +109,6 @@ func commas(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-func mib(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20:
-		return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // number reads v as a JavaScript number without running script code for a

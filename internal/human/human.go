@@ -1,5 +1,5 @@
 // Package human renders numbers and spans the way wfrun shows them to
-// people: token counts as 12.3k, ages as 5m, counted nouns as "2 agents",
+// people: token counts as 12.3k, sizes as 64 MiB, ages as 5m, counted nouns as "2 agents",
 // a description as its first line in one cell. The progress line,
 // `wfrun runs`, the workflow tool's results, the page and the providers'
 // sentences all say them alike because they all say them here.
@@ -24,6 +24,21 @@ func Count(n int64) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+}
+
+// Bytes renders a size the way memory limits are said: whole GiB when it
+// is a whole number of them (1 GiB), tenths of GiB above one (1.5 GiB),
+// MiB rounded up above one MiB (64 MiB), else bytes.
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // Age renders how long ago, the way a listing does: 12s, 5m, 3h, 2d. A

@@ -56,3 +56,12 @@ func TestFirstLine(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{512: "512 bytes", 1 << 20: "1 MiB", 64<<20 + 1: "65 MiB", 256 << 20: "256 MiB",
+		1 << 30: "1 GiB", 3 << 29: "1.5 GiB", 4 << 30: "4 GiB"} {
+		if got := human.Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/workspace"
+	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/runtime"
 )
@@ -401,7 +402,7 @@ func (p *parent) deathError(waitErr error, stderr string) *wferr.Error {
 	killed := errors.As(waitErr, &ee) && ee.ProcessState != nil && !ee.Exited()
 	switch {
 	case strings.Contains(stderr, "out of memory") || (killed && p.cg.oomKilled()):
-		return wferr.New(wferr.ResourceLimit, "the run's process went past the operating system's memory limit for it and was stopped; the run's memory limit is %s (--max-memory, maxMemoryBytes): keep less data in the script, or hand large work to agents", mibText(p.cfg.MaxMemory))
+		return wferr.New(wferr.ResourceLimit, "the run's process went past the operating system's memory limit for it and was stopped; the run's memory limit is %s (--max-memory, maxMemoryBytes): keep less data in the script, or hand large work to agents", human.Bytes(p.cfg.MaxMemory))
 	case strings.Contains(stderr, "stack exceeds") || strings.Contains(stderr, "stack overflow"):
 		return wferr.New(wferr.ResourceLimit, "the run's process ran out of stack (a builtin recursed too deeply over the script's data) and was stopped; use flatter data")
 	case killed:
@@ -409,8 +410,6 @@ func (p *parent) deathError(waitErr error, stderr string) *wferr.Error {
 	}
 	return wferr.New(wferr.Internal, "wfrun bug: the run's process ended without an outcome (%v): %s", waitErr, last)
 }
-
-func mibText(n int64) string { return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20) }
 
 // tailBuffer keeps the last stderrTail bytes written to it.
 type tailBuffer struct {
