@@ -7,30 +7,33 @@ import (
 	"github.com/wfrun/wfrun/internal/loopback"
 )
 
-func TestCheckBind_AnAddressBeyondThisMachineNeedsAToken(t *testing.T) {
-	for _, c := range []struct {
-		addr, token string
-		ok          bool
-	}{
-		{"127.0.0.1:8765", "", true},
-		{"127.0.0.2:0", "", true},
-		{"[::1]:8765", "", true},
-		{"localhost:8765", "", true},
-		{"0.0.0.0:8765", "", false},
-		{":8765", "", false},
-		{"192.0.2.10:8765", "", false},
-		{"example.com:8765", "", false},
-		{"evil.localhost:8765", "", false}, // a name that is not "localhost" is not resolved, so not trusted
-		{"0.0.0.0:8765", "secret", true},
-		{"8765", "", false},
+func TestHost_TrustsOnlyLoopbackAddressesAndTheNameLocalhost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost":        true,
+		"127.0.0.1":        true,
+		"127.8.9.10":       true, // all of 127.0.0.0/8
+		"::1":              true,
+		"::ffff:127.0.0.1": true,  // IPv4-mapped
+		"":                 false, // every interface
+		"0.0.0.0":          false,
+		"::":               false,
+		"10.0.0.1":         false,
+		"evil.localhost":   false, // a listen address's name is resolved like any other
+		"LOCALHOST.":       false,
+		"example.com":      false,
 	} {
-		err := loopback.CheckBind("--http", "127.0.0.1:8765", c.addr, c.token)
-		if (err == nil) != c.ok {
-			t.Errorf("CheckBind(%q, token %v) = %v", c.addr, c.token != "", err)
+		if got := loopback.Host(host); got != want {
+			t.Errorf("Host(%q) = %v, want %v", host, got, want)
 		}
-		if err != nil && !strings.Contains(err.Error(), "--http") {
-			t.Errorf("CheckBind(%q): the sentence names no flag: %v", c.addr, err)
-		}
+	}
+}
+
+func TestCheckBind_ATokenOpensEveryAddressButNotAMalformedOne(t *testing.T) {
+	if err := loopback.CheckBind("--addr", "127.0.0.1:7777", "0.0.0.0:7777", "s3cret"); err != nil {
+		t.Errorf("with a token, every interface is refused: %v", err)
+	}
+	if err := loopback.CheckBind("--addr", "127.0.0.1:7777", "7777", "s3cret"); err == nil {
+		t.Error("with a token, an address with no host part is accepted")
 	}
 }
 
