@@ -78,7 +78,7 @@ func (s *Set) checkLinks(abs string, f *os.File) error {
 	}
 	for _, p := range s.ws.Protected() {
 		if pfi, err := os.Stat(p); err == nil && os.SameFile(fi, pfi) {
-			return fmt.Errorf("%s is a hard link to %s, which is protected: %w", abs, p, s.ws.CheckWrite(p))
+			return fmt.Errorf("%s is a hard link to %s: %w", abs, p, s.ws.CheckWrite(p))
 		}
 	}
 	return nil

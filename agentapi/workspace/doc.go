@@ -21,7 +21,7 @@
 // CheckWrite is the second check, for writes: the paths Protected lists
 // (git's configuration, hooks, excludes and submodule folders, a .git file,
 // .wfrun, .claude, and a worktree's git pointers) are refused with a
-// sentence wrapping ErrProtected, in every mode.
+// sentence, in every mode.
 //
 // # The OS sandbox
 //

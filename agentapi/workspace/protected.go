@@ -1,15 +1,10 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 )
-
-// ErrProtected is the cause of every error for a write to a protected
-// path; test for it with errors.Is.
-var ErrProtected = errors.New("the path is protected")
 
 // protectedInRoot are the paths under the root a child never writes, with
 // all they contain: the repository's configuration, hooks and excludes
@@ -53,8 +48,8 @@ func (w *Workspace) Protected() []string {
 	return out
 }
 
-// CheckWrite refuses, with a sentence wrapping ErrProtected, a write to
-// real (a result of Resolve: absolute, without symbolic links) when it is
+// CheckWrite refuses, with a sentence that names the protected path, a
+// write to real (a result of Resolve: absolute, without symbolic links) when it is
 // a protected path or inside one (see Protected). The root's .git itself
 // is refused also where it is a folder or does not exist yet: a .git file
 // written by a child would point git, run by wfrun, at a repository the
@@ -73,9 +68,5 @@ func (w *Workspace) CheckWrite(real string) error {
 }
 
 func protectedError(real, p string) error {
-	what := real
-	if real != p {
-		what = real + " (inside " + p + ")"
-	}
-	return fmt.Errorf("%s is protected: a child may not write git's configuration, hooks and excludes, a worktree's git pointers, .wfrun or .claude, whatever the sandbox mode; change something else, or ask the user to make this change: %w", what, ErrProtected)
+	return fmt.Errorf("%s is protected: %s is read-only to children in every sandbox mode, because the user's git, wfrun or Claude Code reads or runs what is in it; write elsewhere in the workspace", real, p)
 }
