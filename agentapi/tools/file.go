@@ -19,9 +19,9 @@ import (
 // open here is O_NONBLOCK (a FIFO opens at once, a socket fails with ENXIO)
 // and is followed by fstat on the descriptor itself: anything but a regular
 // file (or, for a walk, a folder) is refused before a byte is read or
-// written. Once fstat has said "regular file", O_NONBLOCK is cleared; it
-// changes nothing for regular files, but a descriptor that says what it is
-// reads more plainly.
+// written. Once fstat has said "regular file", O_NONBLOCK is cleared: it
+// changes nothing for a regular file, and the descriptor is then what an
+// ordinary open would have returned.
 //
 // Reads go through the Set's os.Root, which follows links inside the
 // workspace and refuses those pointing out. Writes walk from the root one
@@ -182,7 +182,7 @@ func readAtMost(f *os.File, size, max int64) ([]byte, error) {
 
 // errLinkPlanted is the cause when a write meets a symbolic link where
 // Resolve, moments before, found none.
-var errLinkPlanted = errors.New("a symbolic link appeared in the path after it was checked")
+var errLinkPlanted = errors.New("a link planted after the check is never followed")
 
 // openWrite opens rel, relative to the root, for writing (O_WRONLY, or
 // O_RDWR with rw), without following any symbolic link and without
@@ -194,10 +194,10 @@ var errLinkPlanted = errors.New("a symbolic link appeared in the path after it w
 // Nothing is truncated here: the caller truncates the file it got, once it
 // knows the file is the one it meant.
 func (s *Set) openWrite(abs, rel string, create, rw bool, tool string) (f *os.File, created bool, err error) {
-	parts := strings.Split(filepath.ToSlash(rel), "/")
 	if rel == "." || rel == "" {
 		return nil, false, errNotRegular(abs, fs.ModeDir, tool)
 	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
 	root, err := s.root.Open(".")
 	if err != nil {
 		return nil, false, err
@@ -278,7 +278,7 @@ func describe(at string, err error, want, tool string) error {
 	var nr notRegularType
 	switch {
 	case errors.As(err, &nr) && fs.FileMode(nr)&fs.ModeSymlink != 0, errors.Is(err, unix.ELOOP):
-		return fmt.Errorf("%s became a symbolic link after the path was checked, so it is not followed: %w; write to the file itself", at, errLinkPlanted)
+		return fmt.Errorf("%s became a symbolic link after the path was checked, and %w: call %s again", at, errLinkPlanted, tool)
 	case errors.As(err, &nr) && want == "":
 		return errNotRegular(at, fs.FileMode(nr), tool)
 	case errors.As(err, &nr):
