@@ -68,16 +68,19 @@ func errNotRegular(abs string, m fs.FileMode, tool string) error {
 // It returns the open file and its information when rel is a regular file;
 // otherwise a nil file and what rel is (a folder, a FIFO, …) for the
 // caller's sentence, without ever having opened a device or waited on a
-// pipe.
-func (s *Set) openRead(rel string) (*os.File, fs.FileInfo, error) {
+// pipe. looked says the caller has just seen a regular file there (a
+// walk's entry), which spares a stat.
+func (s *Set) openRead(rel string, looked bool) (*os.File, fs.FileInfo, error) {
 	// Look first, so that a device or socket is never opened at all; the
 	// fstat below catches a file swapped in between.
-	fi, err := s.root.Stat(rel)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fi, nil
+	if !looked {
+		fi, err := s.root.Stat(rel)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fi, nil
+		}
 	}
 	f, err := s.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ENXIO) { // a socket, swapped in since the look
@@ -88,7 +91,8 @@ func (s *Set) openRead(rel string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if fi, err = regular(f); err != nil || !fi.Mode().IsRegular() {
+	fi, err := regular(f)
+	if err != nil || !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, fi, err
 	}
@@ -114,10 +118,10 @@ func regular(f *os.File) (fs.FileInfo, error) {
 }
 
 // readRegular reads the regular file rel, relative to the root, up to max
-// bytes (more is an error). A file that is not regular is an error naming
-// what it is.
-func (s *Set) readRegular(rel string, max int64, tool string) ([]byte, error) {
-	f, fi, err := s.openRead(rel)
+// bytes (more is errTooLarge). A file that is not regular is an error
+// naming what it is. looked is openRead's.
+func (s *Set) readRegular(rel string, looked bool, max int64, tool string) ([]byte, error) {
+	f, fi, err := s.openRead(rel, looked)
 	if err != nil {
 		return nil, err
 	}

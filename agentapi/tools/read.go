@@ -31,7 +31,7 @@ func (s *Set) read(ctx context.Context, a readArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, fi, err := s.openRead(rel)
+	f, fi, err := s.openRead(rel, false)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %w", abs, unwrapPath(err))
 	}

@@ -207,7 +207,7 @@ func TestAnAbandonedWriteDoesNotHoldUpTheNext(t *testing.T) {
 func TestReadClearsNonBlockingOnRegularFiles(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, workspace.ReadOnly, map[string]string{"a.txt": "a\n"})
-	file, fi, err := f.set.openRead("a.txt")
+	file, fi, err := f.set.openRead("a.txt", false)
 	if err != nil || file == nil || !fi.Mode().IsRegular() {
 		t.Fatalf("openRead: %v %v %v", file, fi, err)
 	}

@@ -158,7 +158,7 @@ func (s *Set) walk(ctx context.Context, start string, fn func(rel string, d fs.D
 		parts := strings.Split(start, "/")
 		for i := range len(parts) {
 			dir := path.Join(append([]string{"."}, parts[:i]...)...)
-			if b, err := s.readRegular(path.Join(dir, ".gitignore"), maxIgnoreFile, Grep); err == nil {
+			if b, err := s.readRegular(path.Join(dir, ".gitignore"), false, maxIgnoreFile, Grep); err == nil {
 				ig.add(b, ig.inFrame(dir))
 			}
 		}
@@ -177,7 +177,7 @@ func (s *Set) walk(ctx context.Context, start string, fn func(rel string, d fs.D
 			if rel != start && (skippedDir(rel) || ig.ignored(rel, true)) {
 				return fs.SkipDir
 			}
-			if b, err := s.readRegular(path.Join(rel, ".gitignore"), maxIgnoreFile, Grep); err == nil {
+			if b, err := s.readRegular(path.Join(rel, ".gitignore"), false, maxIgnoreFile, Grep); err == nil {
 				ig.add(b, ig.inFrame(rel))
 			}
 			return nil
