@@ -149,7 +149,7 @@ func (s *Set) grep(ctx context.Context, a grepArgs) (string, error) {
 				return nil
 			}
 			b, err := s.readRegular(relFile, true, grepFileBytes, Grep) // the walk, or the Stat above, saw a regular file
-			if errors.Is(err, errTooLarge) { // it grew since the look
+			if errors.Is(err, errTooLarge) {                            // it grew since the look
 				skipped++
 				return nil
 			}
