@@ -148,8 +148,9 @@ func (s *Set) grep(ctx context.Context, a grepArgs) (string, error) {
 				skipped++
 				return nil
 			}
-			b, err := s.readRegular(relFile, true, grepFileBytes, Grep) // the walk, or the Stat above, saw a regular file
-			if errors.Is(err, errTooLarge) {                            // it grew since the look
+			// The walk, or the Stat above, has just seen a regular file.
+			b, err := s.readRegular(relFile, true, grepFileBytes, Grep)
+			if errors.Is(err, errTooLarge) { // it grew since the look
 				skipped++
 				return nil
 			}
