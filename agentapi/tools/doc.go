@@ -34,9 +34,9 @@
 // and Grep pass such entries by. Write and Edit refuse the paths
 // Workspace.CheckWrite protects (git's configuration, hooks and excludes,
 // .wfrun, .claude), judged by the real path, so a link to .git/config is
-// refused too, as is a hard link to a protected file. They open the file by
-// walking from the root with O_NOFOLLOW: a link planted after the check is
-// refused, never followed.
+// refused too, as is a hard link to a protected file. They open the file
+// through internal/nofollow, which follows no link beneath the root: a link
+// planted after the check is refused, never followed.
 //
 // # Cancellation
 //
@@ -81,9 +81,9 @@
 // # Place
 //
 // The package is used by providers, never by the run side: it imports
-// agentapi, agentapi/workspace, agentapi/internal/proc, doublestar,
-// go-git's gitignore matcher and golang.org/x/sys/unix, and nothing of
-// runtime, engine or cmd. A
+// agentapi, agentapi/workspace, agentapi/internal/proc, internal/nofollow,
+// doublestar, go-git's gitignore matcher and golang.org/x/sys/unix, and
+// nothing of runtime, engine or cmd. A
 // program that uses Bash in a sandboxed mode must call workspace.Init at
 // the top of main.
 package tools

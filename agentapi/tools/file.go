@@ -7,10 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wfrun/wfrun/internal/nofollow"
 )
 
 // How the tools open files. A child can put anything at a path it may
@@ -24,10 +25,11 @@ import (
 // ordinary open would have returned.
 //
 // Reads go through the Set's os.Root, which follows links inside the
-// workspace and refuses those pointing out. Writes walk from the root one
-// component at a time with O_NOFOLLOW: the path they write is Resolve's
-// real path, which has no link in it, so a link met on the way was planted
-// after the check (for instance to point at .git/config) and is refused.
+// workspace and refuses those pointing out. Writes open through
+// internal/nofollow, which follows no link at all: the path they write is
+// Resolve's real path, which has no link in it, so a link met on the way
+// was planted after the check (for instance to point at .git/config) and
+// is refused.
 
 // kindOf names what a file that is not a regular file is.
 func kindOf(m fs.FileMode) string {
@@ -184,16 +186,12 @@ func readAtMost(f *os.File, size, max int64) ([]byte, error) {
 	}
 }
 
-// errLinkPlanted is the cause when a write meets a symbolic link where
-// Resolve, moments before, found none.
-var errLinkPlanted = errors.New("a link planted after the check is never followed")
-
 // openWrite opens rel, relative to the root, for writing (O_WRONLY, or
-// O_RDWR with rw), without following any symbolic link and without
-// blocking; with create it makes the missing folders and the file. It
-// returns the open regular file and whether it was created; abs names the
-// path in errors, tool the tool. Its errors are whole sentences, except
-// fs.ErrNotExist when the file is missing and create is not set.
+// O_RDWR with rw), without following any symbolic link (internal/nofollow)
+// and without blocking; with create it makes the missing folders and the
+// file. It returns the open regular file and whether it was created; abs
+// names the path in errors, tool the tool. Its errors are whole sentences,
+// except fs.ErrNotExist when the file is missing and create is not set.
 //
 // Nothing is truncated here: the caller truncates the file it got, once it
 // knows the file is the one it meant.
@@ -201,62 +199,48 @@ func (s *Set) openWrite(abs, rel string, create, rw bool, tool string) (f *os.Fi
 	if rel == "." || rel == "" {
 		return nil, false, errNotRegular(abs, fs.ModeDir, tool)
 	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	root, err := s.root.Open(".")
-	if err != nil {
-		return nil, false, err
-	}
-	defer root.Close()
-	rootFd := int(root.Fd())
-	dir := rootFd
-	defer func() {
-		if dir != rootFd {
-			unix.Close(dir)
-		}
-	}()
-	for i, p := range parts[:len(parts)-1] {
-		next, err := openDir(dir, p, create)
-		if err != nil {
-			at := filepath.Join(append([]string{s.ws.Root()}, parts[:i+1]...)...)
-			return nil, false, describe(at, err, "a folder", tool)
-		}
-		if dir != rootFd {
-			unix.Close(dir)
-		}
-		dir = next
-	}
-	base := parts[len(parts)-1]
-	var st unix.Stat_t
-	switch err := unix.Fstatat(dir, base, &st, unix.AT_SYMLINK_NOFOLLOW); {
-	case errors.Is(err, unix.ENOENT):
+	// Look first, so that what is not a regular file is never opened. The
+	// look has no effect and cannot block, so it may follow a link planted
+	// on the way: the open below refuses any link, and fstat catches
+	// anything else swapped in since.
+	switch fi, err := os.Lstat(abs); {
+	case errors.Is(err, fs.ErrNotExist):
 		if !create {
 			return nil, false, fs.ErrNotExist
 		}
 		created = true
 	case err != nil:
-		return nil, false, describe(abs, err, "", tool)
-	case !modeOf(st).IsRegular():
-		return nil, false, describe(abs, notRegularErr(modeOf(st)), "", tool)
+		return nil, false, writeError(abs, err, tool)
+	case !fi.Mode().IsRegular():
+		return nil, false, refuseMode(abs, fi.Mode(), tool)
 	}
-	flags := unix.O_WRONLY
+	if s.testHookLooked != nil {
+		s.testHookLooked()
+	}
+	flags := os.O_WRONLY
 	if rw {
-		flags = unix.O_RDWR
+		flags = os.O_RDWR
 	}
-	flags |= unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	flags |= syscall.O_NONBLOCK
 	if create {
-		flags |= unix.O_CREAT
-	}
-	fd, err := openat(dir, base, flags, 0o644)
-	if err != nil {
-		// Something was swapped in since the look: say what.
-		if errors.Is(err, unix.ENXIO) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EISDIR) {
-			if unix.Fstatat(dir, base, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-				err = notRegularErr(modeOf(st))
+		flags |= os.O_CREATE
+		if dir := filepath.Dir(rel); dir != "." {
+			if err := nofollow.MkdirAll(s.ws.Root(), dir, 0o755); err != nil {
+				return nil, false, writeError(abs, err, tool)
 			}
 		}
-		return nil, false, describe(abs, err, "", tool)
 	}
-	f = os.NewFile(uintptr(fd), abs)
+	f, err = nofollow.OpenFile(s.ws.Root(), rel, flags, 0o644)
+	if errors.Is(err, syscall.ENXIO) || errors.Is(err, syscall.EISDIR) {
+		// A socket, a FIFO without a reader or a folder, swapped in since
+		// the look: say what.
+		if fi, lerr := os.Lstat(abs); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, false, refuseMode(abs, fi.Mode(), tool)
+		}
+	}
+	if err != nil {
+		return nil, false, writeError(abs, err, tool)
+	}
 	fi, err := regular(f)
 	if err == nil && !fi.Mode().IsRegular() {
 		err = errNotRegular(abs, fi.Mode(), tool)
@@ -268,76 +252,29 @@ func (s *Set) openWrite(abs, rel string, create, rw bool, tool string) (f *os.Fi
 	return f, created, nil
 }
 
-// notRegularType carries the mode of a file found where a regular file (or
-// a folder) was wanted.
-type notRegularType fs.FileMode
+// refuseMode is the sentence for writing abs, found to be m: a link (which
+// Resolve would have followed, so it was planted since) or something that
+// is not a regular file.
+func refuseMode(abs string, m fs.FileMode, tool string) error {
+	if m&fs.ModeSymlink != 0 {
+		return writeError(abs, nofollow.ErrLink, tool)
+	}
+	return errNotRegular(abs, m, tool)
+}
 
-func (m notRegularType) Error() string { return kindOf(fs.FileMode(m)) }
-
-func notRegularErr(m fs.FileMode) error { return notRegularType(m) }
-
-// describe turns an error met at path at into a sentence: a planted link,
-// something that is not what was wanted, or the system's own words.
-func describe(at string, err error, want, tool string) error {
-	var nr notRegularType
+// writeError turns an error of openWrite into a sentence: a planted link,
+// or the system's own words naming the path.
+func writeError(abs string, err error, tool string) error {
+	var pe *fs.PathError
 	switch {
-	case errors.As(err, &nr) && fs.FileMode(nr)&fs.ModeSymlink != 0, errors.Is(err, unix.ELOOP):
-		return fmt.Errorf("%s became a symbolic link after the path was checked, and %w: call %s again", at, errLinkPlanted, tool)
-	case errors.As(err, &nr) && want == "":
-		return errNotRegular(at, fs.FileMode(nr), tool)
-	case errors.As(err, &nr):
-		return fmt.Errorf("%s is %s, not %s", at, kindOf(fs.FileMode(nr)), want)
-	}
-	return fmt.Errorf("%s cannot use %s: %w", tool, at, unwrapPath(err))
-}
-
-// openDir opens the folder name in dir without following a link, creating
-// it first when create is set and it does not exist.
-func openDir(dir int, name string, create bool) (int, error) {
-	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
-	fd, err := openat(dir, name, flags, 0)
-	if errors.Is(err, unix.ENOENT) && create {
-		if err := unix.Mkdirat(dir, name, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
-			return -1, err
+	case errors.Is(err, nofollow.ErrLink):
+		at := abs
+		if errors.As(err, &pe) && filepath.IsAbs(pe.Path) {
+			at = pe.Path
 		}
-		fd, err = openat(dir, name, flags, 0)
+		return fmt.Errorf("%s was checked, but a symbolic link has since appeared at %s, and a link planted after the check is never followed (%w): call %s again", abs, at, nofollow.ErrLink, tool)
+	case errors.As(err, &pe) && pe.Path != abs && filepath.IsAbs(pe.Path):
+		return fmt.Errorf("%s cannot use %s: %w", tool, pe.Path, pe.Err)
 	}
-	if errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
-		var st unix.Stat_t
-		if unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			return -1, notRegularErr(modeOf(st))
-		}
-	}
-	return fd, err
-}
-
-// openat is unix.Openat retried on EINTR.
-func openat(dir int, name string, flags int, perm uint32) (int, error) {
-	for {
-		fd, err := unix.Openat(dir, name, flags, perm)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
-}
-
-// modeOf is the type bits of st as an fs.FileMode.
-func modeOf(st unix.Stat_t) fs.FileMode {
-	switch uint32(st.Mode) & unix.S_IFMT {
-	case unix.S_IFREG:
-		return 0
-	case unix.S_IFDIR:
-		return fs.ModeDir
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
-	case unix.S_IFIFO:
-		return fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		return fs.ModeSocket
-	case unix.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		return fs.ModeDevice
-	}
-	return fs.ModeIrregular
+	return fmt.Errorf("%s cannot use %s: %w", tool, abs, unwrapPath(err))
 }

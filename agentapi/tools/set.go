@@ -64,7 +64,8 @@ type Set struct {
 	writes chan struct{}  // holds a token while a Write or Edit runs: one at a time
 	calls  sync.WaitGroup // the file tools' calls still running (see Call)
 
-	testHookCall func() // runs first on a file tool's goroutine; a test hook
+	testHookCall   func() // runs first on a file tool's goroutine; a test hook
+	testHookLooked func() // runs between a write's look and its open; a test hook
 
 	mu     sync.Mutex
 	tmp    string // the child's temp folder, made by the first Bash call

@@ -327,14 +327,15 @@ func TestAHardLinkToAProtectedFileIsRefused(t *testing.T) {
 
 // TestAWriteDoesNotFollowALinkPlantedAfterTheCheck: Resolve and CheckWrite
 // look at names; a child that swaps the file, or a folder on the way, for
-// a link to .git between the check and the open is refused at the open.
+// a link into .git between the check and the open is refused at the open.
+// The links are relative, which os.Root would have followed.
 func TestAWriteDoesNotFollowALinkPlantedAfterTheCheck(t *testing.T) {
 	t.Parallel()
 	f := protectedFixture(t)
 	cases := []struct {
 		name  string
 		path  string // what Write is asked for, checked while it is harmless
-		swap  string // then replaced by a link to target
+		swap  string // then replaced, after the look, by a link to point
 		point string
 	}{
 		{"the file", "notes.txt", "notes.txt", ".git/config"},
@@ -342,24 +343,18 @@ func TestAWriteDoesNotFollowALinkPlantedAfterTheCheck(t *testing.T) {
 		{"a new file's folder", "newdir/pre-commit", "newdir", ".git/hooks"},
 	}
 	for _, c := range cases {
-		abs, rel, err := f.set.writablePath(c.path)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
+		f.set.testHookLooked = func() {
+			swap := filepath.Join(f.root, c.swap)
+			if err := os.RemoveAll(swap); err != nil {
+				t.Error(err)
+			}
+			if err := os.Symlink(c.point, swap); err != nil {
+				t.Error(err)
+			}
 		}
-		swap := filepath.Join(f.root, c.swap)
-		if err := os.RemoveAll(swap); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(filepath.Join(f.root, c.point), swap); err != nil {
-			t.Fatal(err)
-		}
-		file, _, err := f.set.openWrite(abs, rel, true, false, Write)
-		if err == nil {
-			file.Close()
-			t.Fatalf("%s: a link planted after the check was followed", c.name)
-		}
-		if !errors.Is(err, errLinkPlanted) || !strings.Contains(err.Error(), "symbolic link") {
-			t.Fatalf("%s: %v", c.name, err)
+		msg := f.fails(Write, obj{"file_path": c.path, "content": "[core]\n\tfsmonitor = evil\n"}, "a symbolic link has since appeared", "never followed")
+		if !strings.Contains(msg, filepath.Join(f.root, c.swap)) {
+			t.Errorf("%s: the error does not name the link: %s", c.name, msg)
 		}
 	}
 	if f.read(".git/config") != "[core]\n" {
