@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/wfrun/wfrun/internal/nofollow"
 )
 
 // The bounds of the fs methods. A read answer travels as one JSON-RPC line,
@@ -118,14 +120,16 @@ func (c *child) writeFile(p, content string) error {
 			return err
 		}
 	}
+	// The path written is Resolve's real path, without links: nofollow
+	// refuses a link planted on the way since (one to .git/config, say).
 	if dir := path.Dir(filepath.ToSlash(rel)); dir != "." {
-		if err := c.root.MkdirAll(dir, 0o755); err != nil {
+		if err := nofollow.MkdirAll(c.ws.Root(), dir, 0o755); err != nil {
 			return fileError("create the folders of", abs, err)
 		}
 	}
 	// Not O_TRUNC: the file is truncated once fstat says it is a regular
 	// file, never a pipe or device swapped in since the look.
-	f, err := c.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
+	f, err := nofollow.OpenFile(c.ws.Root(), rel, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return fileError("write", abs, err)
 	}
