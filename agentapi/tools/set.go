@@ -62,7 +62,7 @@ type Set struct {
 	names []string
 
 	writes chan struct{}  // holds a token while a Write or Edit runs: one at a time
-	calls  sync.WaitGroup // the file tools' calls still running (see Call)
+	calls  sync.WaitGroup // the file tools' calls still running (see Call); tests wait on it
 
 	testHookCall   func() // runs first on a file tool's goroutine; a test hook
 	testHookLooked func() // runs between a write's look and its open; a test hook
