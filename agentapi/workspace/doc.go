@@ -18,6 +18,11 @@
 // not open files: the tools open through os.Root, which refuses an escape
 // at open time, and processes are confined by the kernel.
 //
+// CheckWrite is the second check, for writes: the paths Protected lists
+// (git's configuration, hooks, excludes and submodule folders, a .git file,
+// .wfrun, .claude, and a worktree's git pointers) are refused with a
+// sentence, in every mode.
+//
 // # The OS sandbox
 //
 // Confine turns a command into one that runs under the mode: unchanged in
