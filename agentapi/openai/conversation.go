@@ -181,7 +181,7 @@ func (c *conversation) pickTools(ctx context.Context) error {
 
 // add appends m to the conversation and the transcript.
 func (c *conversation) add(m goopenai.ChatCompletionMessage) {
-	c.msgs = append(c.msgs, m)
+	c.msgs = append(c.msgs, mendToolCalls(m))
 	c.tr.message(m)
 }
 
@@ -321,6 +321,10 @@ func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.Ch
 	}
 	if err != nil {
 		if ctx.Err() != nil {
+			var ab *abortedError
+			if errors.As(err, &ab) && ab.sent {
+				c.countAborted(withTools)
+			}
 			r := c.ended(ctx)
 			return msg, &r, nil
 		}
@@ -368,6 +372,18 @@ func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.Ch
 		c.notes = append(c.notes, "the answer was cut off at the model's output limit")
 	}
 	return msg, nil, nil
+}
+
+// countAborted adds the estimated prompt of a request that reached the
+// endpoint and was then aborted: the server worked on it but never said how
+// much, and a budget that counted nothing would undercount exactly the runs
+// that hit their limits.
+func (c *conversation) countAborted(withTools bool) {
+	n := int64(c.estimate(withTools))
+	u := agentapi.Usage{InputTokens: n, EstimatedTokens: n}
+	c.usage = c.usage.Add(u)
+	c.tr.usage(u)
+	c.notes = append(c.notes, fmt.Sprintf("the aborted request's prompt is counted as an estimated %d tokens", n))
 }
 
 // stepDownEffort answers an endpoint that refused the reasoning_effort:
