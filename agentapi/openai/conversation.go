@@ -313,6 +313,11 @@ func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.Ch
 			c.msgs[0].Content = c.systemPrompt(c.sch.Raw())
 		case c.effort != "" && mentionsEffort(ce):
 			c.stepDownEffort()
+		case c.toolMode && !c.p.noNamedChoice.Load() && mentionsToolChoice(ce):
+			// The answer still comes through the final_answer tool, or as
+			// JSON text, which is checked against the schema as well.
+			c.p.noNamedChoice.Store(true)
+			c.notes = append(c.notes, "the endpoint refused a tool_choice naming final_answer; sent \"required\"")
 		default:
 			tries = 3 // nothing to change: the error stands
 			continue
@@ -436,7 +441,7 @@ func (c *conversation) request(withTools bool) goopenai.ChatCompletionRequest {
 			Description: "Give your final answer. Call this exactly once, when you have the answer; its arguments are the answer.",
 			Parameters:  c.sch.Raw(),
 		}})
-		if len(r.Tools) > 1 {
+		if len(r.Tools) > 1 || c.p.noNamedChoice.Load() {
 			r.ToolChoice = "required"
 		} else {
 			r.ToolChoice = goopenai.ToolChoice{Type: goopenai.ToolTypeFunction, Function: goopenai.ToolFunction{Name: finalAnswerTool}}

@@ -184,3 +184,33 @@ func TestARequestCancelledBeforeItWasSentCountsNothing(t *testing.T) {
 		t.Errorf("usage = %+v after %d requests, want nothing counted", res.Usage, len(s.requests()))
 	}
 }
+
+func TestARefusedNamedToolChoiceFallsBackToRequiredAndAPlainTextAnswerCounts(t *testing.T) {
+	// llama-server refuses a tool_choice object; the model then answers
+	// in plain JSON text, which is checked against the schema as well.
+	s := newServer(t,
+		rawFail(400, `{"error":{"code":400,"message":"Wrong type supplied for parameter 'tool_choice'. Expected 'string', got 'object'","type":"invalid_request_error"}}`),
+		reply(`{"answer":"as text"}`, usage{prompt: 3, completion: 2}),
+		reply(`{"answer":"second child"}`, usage{prompt: 3, completion: 2}),
+	)
+	cfg := testConfig(s)
+	cfg.JSONSchemaMode = SchemaTool
+	p := mustNew(t, cfg)
+	req := agentapi.Request{Prompt: "answer", Schema: json.RawMessage(answerSchema)}
+	res := run(t, p, req)
+	wantStatus(t, res, agentapi.StatusCompleted, "")
+	if string(res.Output) != `{"answer":"as text"}` {
+		t.Errorf("output = %s, want the plain-text answer", res.Output)
+	}
+	if tc := s.requests()[1].body.ToolChoice; tc != "required" {
+		t.Errorf("tool_choice after the refusal = %#v, want \"required\"", tc)
+	}
+	contains(t, "note", res.Note, "tool_choice")
+	res = run(t, p, req) // a later child sends "required" at once
+	if string(res.Output) != `{"answer":"second child"}` || len(s.requests()) != 3 {
+		t.Errorf("second child: output %s after %d requests, want 3 requests", res.Output, len(s.requests()))
+	}
+	if tc := s.requests()[2].body.ToolChoice; tc != "required" {
+		t.Errorf("tool_choice of a later child = %#v, want \"required\"", tc)
+	}
+}

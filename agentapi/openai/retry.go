@@ -372,6 +372,15 @@ func mentionsResponseFormat(ce *callError) bool {
 	return strings.Contains(t, "response_format") || strings.Contains(t, "json_schema")
 }
 
+// mentionsToolChoice reports whether a 400 or 422 refuses the tool_choice
+// (llama-server: "Wrong type supplied for parameter 'tool_choice'").
+func mentionsToolChoice(ce *callError) bool {
+	if ce.status != http.StatusBadRequest && ce.status != http.StatusUnprocessableEntity {
+		return false
+	}
+	return strings.Contains(strings.ToLower(ce.msg), "tool_choice")
+}
+
 // mentionsEffort reports whether a 400 or 422 refuses the reasoning_effort
 // (a model without reasoning, or a level it does not know).
 func mentionsEffort(ce *callError) bool {
