@@ -134,6 +134,27 @@ func TestInputSchema_EveryToolTakesAnObjectAndDescribesEveryField(t *testing.T) 
 	}
 }
 
+func TestInput_FieldsKnownClientsAddAreAcceptedAndIgnored(t *testing.T) {
+	s, _ := newSet(t, "", tool.Options{})
+	for _, input := range []string{
+		`{"script":"return 1","meta":{"name":"t","description":"d"},"wait_for_previous":true}`,
+		`{"wait_for_previous":false,"meta":{"name":"t","description":"d"},"script":"return 1"}`,
+	} {
+		res := s.Call(t.Context(), tool.Workflow, json.RawMessage(input))
+		if res.IsError {
+			t.Errorf("%s: %s", input, res.Text)
+		}
+	}
+	res := s.Call(t.Context(), tool.WorkflowList, json.RawMessage(`{"wait_for_previous":true}`))
+	if res.IsError {
+		t.Errorf("workflow_list with wait_for_previous: %s", res.Text)
+	}
+	res = s.Call(t.Context(), tool.Workflow, json.RawMessage(`{"script":"return 1","wait_for_previus":true}`))
+	if !res.IsError || !strings.Contains(res.Text, `no field "wait_for_previus"`) {
+		t.Errorf("a misspelt client field was accepted: %s", res.Text)
+	}
+}
+
 func TestInput_AnUnknownFieldIsRefusedWithASentenceNamingIt(t *testing.T) {
 	s, _ := newSet(t, "", tool.Options{})
 	for _, tc := range []struct {
