@@ -27,8 +27,8 @@ type Cut struct {
 	Chars    int    `json:"chars"`    // the whole value's length, in characters of its indented JSON
 	Shown    int    `json:"shown"`    // how many of them the text shows
 	Resource string `json:"resource"` // where the whole value is: wfrun://runs/<runId>/result
-	Prefix   string `json:"prefix"`   // the first Shown characters of the indented JSON
 	Notice   string `json:"notice"`   // the text's sentence saying so, and how to read the rest
+	Prefix   string `json:"prefix"`   // the first Shown characters of the indented JSON
 }
 
 // ErrorOutput is the structured content of a call refused before any run
