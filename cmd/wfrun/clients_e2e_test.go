@@ -489,3 +489,45 @@ func TestClients_GeminiCLIShowsTheModelWhatItNeeds(t *testing.T) {
 		checkBrokenResult(t, ask(t, "Run the broken workflow."))
 	})
 }
+
+func TestClients_GeminiCLIAnswersAsAnACPChild(t *testing.T) {
+	t.Parallel()
+	gemini := clientBin(t, "gemini")
+	base := strings.TrimSuffix(startAimock(t, filepath.Join(clientsDir, "fixtures", "acp.json")), "/v1")
+	dir := t.TempDir()
+	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+	for _, d := range []string{home, ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The key reaches the agent through the config's passEnv, as
+	// docs/tool.md shows; the agent never inherits wfrun's environment.
+	cfg, _ := json.Marshal(map[string]any{"agents": map[string]any{"gemini": map[string]any{
+		"command": gemini, "args": []string{"--experimental-acp", "-m", "gemini-2.5-flash"},
+		"passEnv": []string{"GEMINI_API_KEY"},
+		"env":     map[string]string{"GOOGLE_GEMINI_BASE_URL": base, "GEMINI_CLI_TRUST_WORKSPACE": "true", "HOME": home},
+	}}})
+	cfgPath := filepath.Join(dir, "acp.json")
+	script := filepath.Join(dir, "planet.js")
+	for path, data := range map[string]string{cfgPath: string(cfg),
+		script: "export const meta = { name: 'planet', description: 'one child over ACP' }\nreturn await agent('Name the first planet.')\n"} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(testbin.BuildT(t, "github.com/wfrun/wfrun/cmd/wfrun"), script, "--provider", "acp:gemini",
+		"--acp-config", cfgPath, "--workspace", ws)
+	cmd.Env = append(os.Environ(), "GEMINI_API_KEY=sk-clients-test")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("wfrun with Gemini CLI over ACP: %v\n%s", err, out)
+	}
+	var res struct {
+		Value      string `json:"value"`
+		StopReason string `json:"stopReason"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || res.Value != "Mercury." {
+		t.Fatalf("result %s (%v), want the agent's answer \"Mercury.\"", out, err)
+	}
+}
