@@ -247,3 +247,26 @@ func TestAnOpenedWorktreeIgnoresItsGitFile(t *testing.T) {
 		t.Fatalf("Finish = %+v, %v; want the unchanged worktree removed", kept, err)
 	}
 }
+
+func TestARepositoryThatAppearedLaterMayNotPointOutside(t *testing.T) {
+	t.Parallel()
+	other := repo(t, Config{}) // a repository of the user's, outside the workspace
+	w, err := New(Config{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A child makes the workspace a checkout of the other repository.
+	write(t, filepath.Join(w.Root(), ".git"), "gitdir: "+filepath.Join(other.Root(), ".git")+"\n")
+	_, err = w.AddWorktree(context.Background(), "ag_later")
+	if err == nil || wferr.CodeOf(err) != wferr.AgentStart || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Fatalf("AddWorktree = %v, want AGENT_START saying the git folder is outside", err)
+	}
+	for _, p := range []string{".git/worktrees", ".git/" + lockFile} {
+		if _, err := os.Stat(filepath.Join(other.Root(), p)); err == nil {
+			t.Errorf("wfrun wrote %s in the other repository", p)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(other.Root(), ".git/info/exclude")); strings.Contains(string(b), "wfrun") {
+		t.Errorf("wfrun wrote the other repository's info/exclude:\n%s", b)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,18 +33,54 @@ type repository struct {
 	base, rel string
 }
 
-// repoCache holds a workspace's repository once it was resolved, shared by
-// every Workspace derived from one New, so that the first successful
-// resolution is the one every later worktree uses.
+// repoCache holds a workspace's repository, shared by every Workspace
+// derived from one New. New resolves it at once, before any child runs;
+// a workspace that was in no repository then resolves it at its first
+// worktree, and only accepts one whose git folders are inside the
+// workspace (a child may have made it, and wfrun writes only where the
+// child could have).
 type repoCache struct {
 	mu   sync.Mutex
 	repo *repository
+}
+
+// newRepoCache resolves the repository around root, if there is one now.
+func newRepoCache(root string) *repoCache {
+	r, err := findRepository(root)
+	if err != nil {
+		r = nil
+	}
+	return &repoCache{repo: r}
+}
+
+// get returns the repository, resolving it now if New found none.
+func (c *repoCache) get(root string) (*repository, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.repo != nil {
+		return c.repo, nil
+	}
+	r, err := findRepository(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []string{r.gitdir, r.common} {
+		if rel, err := filepath.Rel(root, d); err != nil || strings.HasPrefix(rel, "..") {
+			return nil, fmt.Errorf("the workspace was in no git repository when wfrun started, and the one found now has its git folder %s outside the workspace, so a child may have pointed it there: start wfrun again in the repository you mean: %w", d, errGitOutside)
+		}
+	}
+	c.repo = r
+	return r, nil
 }
 
 // in returns name (slash separated, relative to common) beneath base.
 func (r *repository) in(name string) string {
 	return filepath.Join(r.rel, filepath.FromSlash(name))
 }
+
+// errGitOutside is the cause when a repository that appeared after New
+// keeps its git folder outside the workspace.
+var errGitOutside = errors.New("a git folder outside the workspace")
 
 // errNoGit is the cause when no folder from the root up holds a .git.
 var errNoGit = errors.New("no .git in the workspace or any folder above it")
@@ -99,9 +136,18 @@ func findRepository(root string) (*repository, error) {
 }
 
 // pointer reads a small file holding a path after prefix (a .git file, a
-// commondir file) and returns the path, made absolute from dir.
+// commondir file) and returns the path, made absolute from dir. The file
+// is opened without blocking and must be a regular file.
 func pointer(file, prefix, dir string) (string, error) {
-	b, err := os.ReadFile(file)
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", file)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4097))
 	if err != nil {
 		return "", err
 	}

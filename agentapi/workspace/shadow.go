@@ -65,7 +65,6 @@ func (t *Worktree) inShadow(ctx context.Context, head string, args ...string) (s
 		"GIT_WORK_TREE":        t.path,
 		"GIT_INDEX_FILE":       filepath.Join(t.gitdir, "index"),
 		"GIT_OBJECT_DIRECTORY": filepath.Join(t.repo.common, "objects"),
-		"GIT_OPTIONAL_LOCKS":   "0",
 	}
 	return runGit(ctx, t.path, env, nil, args...)
 }

@@ -40,8 +40,8 @@ type Workspace struct {
 	// git serialises this package's own edits of a repository's files
 	// (info/exclude); shared by every Workspace derived from one New.
 	git *sync.Mutex
-	// repo is the git repository around root, resolved once; shared like
-	// git, and a worktree's own for a worktree's Workspace.
+	// repo is the git repository around root, resolved in New; shared
+	// like git, and a worktree's own for a worktree's Workspace.
 	repo *repoCache
 
 	// abi reports the kernel's Landlock ABI version; a test hook.
@@ -70,7 +70,7 @@ func New(cfg Config) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{root: root, mode: mode, network: cfg.Network, git: new(sync.Mutex), repo: new(repoCache),
+	return &Workspace{root: root, mode: mode, network: cfg.Network, git: new(sync.Mutex), repo: newRepoCache(root),
 		abi: landlockABI, helper: helperAvailable}, nil
 }
 

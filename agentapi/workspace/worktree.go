@@ -100,10 +100,6 @@ func (w *Workspace) AddWorktree(ctx context.Context, agentID string) (*Worktree,
 	branch := BranchPrefix + agentID
 	t := &Worktree{main: w, id: agentID, path: path, branch: branch, base: base, repo: r,
 		gitdir: filepath.Join(r.common, "worktrees", agentID)}
-	leftBehind := func(what string) error {
-		return wferr.New(wferr.AgentStart,
-			"cannot create the worktree %s on a new branch %s: %s already exists; if an earlier run left it behind, remove it with `git worktree remove %s` and `git branch -D %s`", path, branch, what, path, branch)
-	}
 	if err := nofollow.MkdirAll(w.root, filepath.FromSlash(WorktreesDir), 0o755); err != nil {
 		err = linkRefusal("the worktrees folder", filepath.Dir(path), err)
 		return nil, wferr.Wrap(wferr.AgentStart, err, "%v", err)
@@ -112,7 +108,8 @@ func (w *Workspace) AddWorktree(ctx context.Context, agentID string) (*Worktree,
 		err = linkRefusal("the worktree", path, &fs.PathError{Op: "lstat", Path: path, Err: nofollow.ErrLink})
 		return nil, wferr.Wrap(wferr.AgentStart, err, "%v", err)
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, leftBehind(path)
+		return nil, wferr.New(wferr.AgentStart,
+			"cannot create the worktree %s on a new branch %s: the folder already exists; if an earlier run left it behind, remove it with `git worktree remove %s` and `git branch -D %s`", path, branch, path, branch)
 	}
 	unlock, err := w.lockWorktrees(r)
 	if err != nil {
@@ -127,7 +124,8 @@ func (w *Workspace) AddWorktree(ctx context.Context, agentID string) (*Worktree,
 	}
 	if _, err := os.Lstat(t.gitdir); !errors.Is(err, fs.ErrNotExist) {
 		unlock()
-		return nil, leftBehind(t.gitdir)
+		return nil, wferr.New(wferr.AgentStart,
+			"cannot create the worktree %s: git's folder for a worktree of that name, %s, already exists; if an earlier run left it behind, remove it with `git worktree prune` and `git branch -D %s`", path, t.gitdir, branch)
 	}
 	_, err = git(ctx, r.gitdir, "worktree", "add", "--quiet", "--no-checkout", "-b", branch, path, base)
 	unlock()
@@ -217,21 +215,18 @@ func (w *Workspace) OpenWorktree(ctx context.Context, agentID, base string) (*Wo
 }
 
 // repository returns the git repository around the workspace, resolved
-// once (see findRepository) and kept for every later worktree, and the
+// when the workspace was made (see repoCache and findRepository), and the
 // workspace's folder inside its checkout. notRepo, a format with one %s for
 // the workspace root, says what to do when the workspace is in no
 // repository.
 func (w *Workspace) repository(notRepo string) (*repository, string, error) {
-	w.repo.mu.Lock()
-	defer w.repo.mu.Unlock()
-	if w.repo.repo == nil {
-		r, err := findRepository(w.root)
-		if err != nil {
-			return nil, "", wferr.Wrap(wferr.AgentStart, errors.Join(ErrNotRepository, err), notRepo, w.root)
-		}
-		w.repo.repo = r
+	r, err := w.repo.get(w.root)
+	if errors.Is(err, errGitOutside) {
+		return nil, "", wferr.Wrap(wferr.AgentStart, err, "%v", err)
 	}
-	r := w.repo.repo
+	if err != nil {
+		return nil, "", wferr.Wrap(wferr.AgentStart, errors.Join(ErrNotRepository, err), notRepo, w.root)
+	}
 	sub, err := filepath.Rel(r.top, w.root)
 	if err != nil || strings.HasPrefix(sub, "..") {
 		return nil, "", wferr.New(wferr.AgentStart, "the workspace %s is not inside its repository %s", w.root, r.top)

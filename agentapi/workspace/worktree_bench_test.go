@@ -4,8 +4,31 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
+
+// cpuTime is the processor time this process and the children it waited
+// for (every git it ran) have used so far.
+func cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(who, &ru); err != nil {
+			b.Fatal(err)
+		}
+		total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return total
+}
+
+// reportCPU adds the processor time per round since start, a figure that,
+// unlike the wall time, a busy shared machine hardly changes.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N)/1e6, "cpu-ms/op")
+}
 
 // benchRepo is a repository of 2,000 small files in 20 folders, the size of
 // a small project, committed once.
@@ -33,11 +56,13 @@ func BenchmarkFinishKept(b *testing.B) {
 		b.Fatal(err)
 	}
 	write(b, filepath.Join(wt.Path(), "pkg07/file042.go"), "package pkg07\n\n// edited\n")
+	start := cpuTime(b)
 	for b.Loop() {
 		if kept, err := wt.Finish(ctx); err != nil || kept == nil {
 			b.Fatalf("Finish = %+v, %v; want it kept", kept, err)
 		}
 	}
+	reportCPU(b, start)
 }
 
 // BenchmarkWorktreeCycle is a whole unchanged worktree: AddWorktree (with
@@ -46,6 +71,7 @@ func BenchmarkWorktreeCycle(b *testing.B) {
 	w := benchRepo(b)
 	ctx := context.Background()
 	i := 0
+	start := cpuTime(b)
 	for b.Loop() {
 		i++
 		wt, err := w.AddWorktree(ctx, fmt.Sprintf("ag_cycle_%d", i))
@@ -56,4 +82,5 @@ func BenchmarkWorktreeCycle(b *testing.B) {
 			b.Fatalf("Finish = %+v, %v; want it removed", kept, err)
 		}
 	}
+	reportCPU(b, start)
 }
