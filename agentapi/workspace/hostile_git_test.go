@@ -2,10 +2,12 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/wfrun/wfrun/internal/wferr"
@@ -268,5 +270,75 @@ func TestARepositoryThatAppearedLaterMayNotPointOutside(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(other.Root(), ".git/info/exclude")); strings.Contains(string(b), "wfrun") {
 		t.Errorf("wfrun wrote the other repository's info/exclude:\n%s", b)
+	}
+}
+
+func TestAPipeAChildPlantedIsRefusedWithoutWaiting(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{".git/info/exclude", ".git/" + lockFile} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := repo(t, Config{})
+			p := filepath.Join(w.Root(), filepath.FromSlash(name))
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skipf("no named pipes here: %v", err)
+			}
+			if _, err := w.AddWorktree(context.Background(), "ag_pipe"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Fatalf("AddWorktree = %v, want a refusal saying it is not a regular file", err)
+			}
+		})
+	}
+}
+
+func TestAnIndexReplacedByALinkIsNotRead(t *testing.T) {
+	t.Parallel()
+	out, _ := outside(t)
+	w := repo(t, Config{})
+	ctx := context.Background()
+	wt, err := w.AddWorktree(ctx, "ag_index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(out, "secret")
+	write(t, secret, "DIRC the user's secret\n")
+	index := filepath.Join(w.Root(), ".git", "worktrees", "ag_index", "index")
+	if err := os.Remove(index); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, index); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := wt.Finish(ctx)
+	if kept == nil || err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("Finish = %+v, %v; want it kept with an error naming the link", kept, err)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "DIRC the user's secret\n" {
+		t.Fatalf("the file outside changed: %q", b)
+	}
+}
+
+func TestAWorktreeOffItsBranchIsNotTakenUp(t *testing.T) {
+	t.Parallel()
+	w := repo(t, Config{})
+	ctx := context.Background()
+	wt, err := w.AddWorktree(ctx, "ag_off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, wt.Path(), "switch", "--quiet", "-c", "elsewhere")
+	_, err = w.OpenWorktree(ctx, "ag_off", wt.Base())
+	if err == nil || wferr.CodeOf(err) != wferr.AgentStart || !strings.Contains(err.Error(), "switch wfrun/ag_off") {
+		t.Fatalf("OpenWorktree = %v, want AGENT_START saying to switch back", err)
+	}
+	gitIn(t, wt.Path(), "switch", "--quiet", "wfrun/ag_off")
+	again, err := w.OpenWorktree(ctx, "ag_off", wt.Base())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept, err := again.Finish(ctx); err != nil || kept != nil {
+		t.Fatalf("Finish = %+v, %v; want the unchanged worktree removed", kept, err)
 	}
 }

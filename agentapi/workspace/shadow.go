@@ -96,6 +96,13 @@ func (t *Worktree) unchanged(ctx context.Context) (bool, error) {
 	if tip != "" && tip != t.base {
 		return false, nil
 	}
+	// git reads the index by name; it must be the child's own file, not a
+	// link to one of the user's.
+	index, err := openRegular(t.repo.base, t.repo.in("worktrees/"+t.id+"/index"), os.O_RDONLY, 0)
+	if err != nil {
+		return false, err
+	}
+	index.Close()
 	status, err := t.inShadow(ctx, t.base, "status", "--porcelain", "--untracked-files=all", "--ignore-submodules=all")
 	if err != nil {
 		return false, err
