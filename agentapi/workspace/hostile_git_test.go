@@ -342,3 +342,31 @@ func TestAWorktreeOffItsBranchIsNotTakenUp(t *testing.T) {
 		t.Fatalf("Finish = %+v, %v; want the unchanged worktree removed", kept, err)
 	}
 }
+
+func TestAWorkspaceThatIsItselfALinkedWorktreeGetsWorktrees(t *testing.T) {
+	t.Parallel()
+	w := repo(t, Config{})
+	linked := filepath.Join(t.TempDir(), "linked")
+	gitIn(t, w.Root(), "worktree", "add", "--quiet", "-b", "side", linked)
+	lw, err := New(Config{Root: linked})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	wt, err := lw.AddWorktree(ctx, "ag_linked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(wt.Path(), "src/app.txt")); err != nil || string(b) != "version 1\n" {
+		t.Fatalf("the worktree's checkout: %q, %v", b, err)
+	}
+	if want := filepath.Join(w.Root(), ".git", "worktrees", "ag_linked"); wt.gitdir != want {
+		t.Fatalf("the worktree's git folder is %s, want %s", wt.gitdir, want)
+	}
+	if kept, err := wt.Finish(ctx); err != nil || kept != nil {
+		t.Fatalf("Finish = %+v, %v; want the unchanged worktree removed", kept, err)
+	}
+	if b := branches(t, w.Root()); strings.Contains(b, "wfrun/") {
+		t.Fatalf("the branch is left: %q", b)
+	}
+}
