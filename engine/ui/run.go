@@ -134,7 +134,7 @@ func (s *Server) loadRun(id string) (*runView, error) {
 		v.problem("events.jsonl is larger than %d MiB; the page shows its beginning", maxEventLog>>20)
 	}
 	v.Offset = log.End
-	entries, err := journal.Read(folder.Path(journal.JournalFile))
+	entries, err := s.cfg.Engine.RunJournal(id)
 	if err != nil {
 		v.problem("%v", err)
 	}

@@ -150,7 +150,7 @@ return await agent('Second step after ' + a, { label: 'second' })`
 		t.Fatal(err)
 	}
 	waitFor(t, "the first agent to be journaled", func() bool {
-		entries, _ := journal.Read(filepath.Join(r.runs, run.ID(), journal.JournalFile))
+		entries, _ := r.eng.RunJournal(run.ID())
 		return len(entries) == 1
 	})
 	run.Cancel("the test stops it")
