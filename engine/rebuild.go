@@ -123,8 +123,17 @@ func (e *Engine) rowFromFolder(folder *journal.Folder, id string) (ledger.Run, [
 	if kerr == nil {
 		entries, _ := folder.ReadJournal(k)
 		for _, en := range entries {
-			kids = append(kids, ledger.Child{AgentID: en.AgentID, Seq: en.Seq, Label: en.Label, Phase: en.Phase,
-				Status: ledger.ChildStatus(en.Status), Replayed: en.Replayed, ResultExcerpt: excerpt(en.Text),
+			var key struct {
+				Prompt  string `json:"prompt"`
+				Persona string `json:"persona"`
+			}
+			_ = json.Unmarshal([]byte(en.Key), &key)
+			result := en.Text
+			if len(en.Output) > 0 {
+				result = string(en.Output)
+			}
+			kids = append(kids, ledger.Child{AgentID: en.AgentID, Seq: en.Seq, Label: en.Label, Phase: en.Phase, Persona: key.Persona,
+				Status: ledger.ChildStatus(en.Status), Replayed: en.Replayed, PromptExcerpt: excerpt(key.Prompt), ResultExcerpt: excerpt(result),
 				Error: en.Error, Failure: string(en.Failure), Usage: en.Usage})
 		}
 		sort.Slice(kids, func(i, j int) bool { return kids[i].Seq < kids[j].Seq })

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The ledger of a runs folder: where it is, and what the commands do when
+// it is lost or damaged.
+
+func TestRunsDir_KeepsTheLedgerInTheFolderTheUserNamed(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "mine")
+	invoke(t, call{args: []string{"testdata/hello.js", "--runs-dir", dir}}).wantCode(t, exitCompleted)
+	if _, err := os.Stat(filepath.Join(dir, "ledger.db")); err != nil {
+		t.Fatalf("no ledger in %s: %v", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(top, "ledger.db")); err == nil {
+		t.Fatal("the ledger was put in the parent of --runs-dir")
+	}
+	o := invoke(t, call{args: []string{"runs", "--runs-dir", dir}})
+	o.wantCode(t, exitCompleted)
+	if !strings.Contains(o.stdout, "hello") {
+		t.Fatalf("runs --runs-dir:\n%s", o.stdout)
+	}
+}
+
+func TestRuns_ALostOrEmptyLedgerIsRebuiltAndSaysSoOnce(t *testing.T) {
+	for _, damage := range []string{"removed", "emptied"} {
+		t.Run(damage, func(t *testing.T) {
+			runs := filepath.Join(t.TempDir(), "runs")
+			inRuns(t, runs, "testdata/staged.js", "--args", stagedArgs).wantCode(t, exitCompleted)
+			inRuns(t, runs, "testdata/throws.js").wantCode(t, exitFailed)
+			path := filepath.Join(runs, "ledger.db")
+			var err error
+			if damage == "removed" {
+				err = os.Remove(path)
+			} else {
+				err = os.Truncate(path, 0)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := inRuns(t, runs, "runs")
+			o.wantCode(t, exitCompleted)
+			if strings.Contains(o.stdout, "No runs.") || strings.Count(o.stdout, "\n") != 3 || !strings.Contains(o.stdout, "staged") {
+				t.Fatalf("runs after the ledger was %s:\n%s", damage, o.stdout)
+			}
+			if want := "the ledger " + path + " was missing or empty and was rebuilt from 2 run folders"; !strings.Contains(o.stderr, want) {
+				t.Fatalf("stderr does not say %q:\n%s", want, o.stderr)
+			}
+			again := inRuns(t, runs, "runs")
+			if strings.Contains(again.stderr, "rebuilt") || strings.Count(again.stdout, "\n") != 3 {
+				t.Fatalf("the second runs:\n%s\n%s", again.stdout, again.stderr)
+			}
+		})
+	}
+}
+
+func TestRuns_AGarbageLedgerIsRefusedWithASentence(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	inRuns(t, runs, "testdata/hello.js").wantCode(t, exitCompleted)
+	path := filepath.Join(runs, "ledger.db")
+	if err := os.WriteFile(path, []byte(strings.Repeat("garbage ", 1000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"ledger.db-wal", "ledger.db-shm"} {
+		os.Remove(filepath.Join(runs, name))
+	}
+	o := inRuns(t, runs, "runs")
+	o.wantCode(t, exitFailed)
+	if !strings.Contains(o.stderr, "is not a SQLite database") || !strings.Contains(o.stderr, "Move it aside") || strings.Contains(o.stdout, "No runs.") {
+		t.Fatalf("runs over a garbage ledger:\n%s\n%s", o.stdout, o.stderr)
+	}
+}
