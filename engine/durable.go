@@ -155,7 +155,7 @@ func readRequest(folder *journal.Folder, k journal.Key) (WorkflowStartRequest, e
 	var old WorkflowStartRequest
 	data, err := folder.ReadSealed(k, journal.RequestFile)
 	if errors.Is(err, journal.ErrForged) {
-		return old, wferr.Wrap(wferr.InvalidRequest, err, "%v; wfrun runs only a request it wrote itself, and a child's tool can reach the runs folder. Pass the script in the request instead (wfrun resume RUNID --request FILE), after reading what the folder's request.json now says", err)
+		return old, wferr.Wrap(wferr.InvalidRequest, err, "%v; wfrun runs only a request it wrote itself, and a child's tool can reach the runs folder. Read what the folder's request.json now says, then pass the script yourself in a request that resumes the run (resumeFromRunId with script: on the command line, wfrun --request FILE)", err)
 	}
 	if err == nil {
 		err = json.Unmarshal(data, &old)

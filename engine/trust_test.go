@@ -88,7 +88,7 @@ func TestTrust_ARequestAChildChangedIsRefusedWithWhatToDoInstead(t *testing.T) {
 	quick := newCountingFake(t, `{"rules":[]}`)
 	eng := durableEngine(t, runs, quick)
 	_, err = eng.Start(context.Background(), engine.WorkflowStartRequest{ResumeFromRunId: id, Parent: "test"})
-	if engine.CodeOf(err) != engine.CodeInvalidRequest || !strings.Contains(err.Error(), "changed after wfrun wrote it") || !strings.Contains(err.Error(), "--request") {
+	if engine.CodeOf(err) != engine.CodeInvalidRequest || !strings.Contains(err.Error(), "changed after wfrun wrote it") || !strings.Contains(err.Error(), "wfrun --request FILE") {
 		t.Fatalf("resume of a changed request: %v", err)
 	}
 	if _, err := eng.Continue(context.Background(), id, nil); err == nil || !strings.Contains(err.Error(), "changed after wfrun wrote it") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,4 +75,38 @@ func TestRuns_AGarbageLedgerIsRefusedWithASentence(t *testing.T) {
 	if !strings.Contains(o.stderr, "is not a SQLite database") || !strings.Contains(o.stderr, "Move it aside") || strings.Contains(o.stdout, "No runs.") {
 		t.Fatalf("runs over a garbage ledger:\n%s\n%s", o.stdout, o.stderr)
 	}
+}
+
+// A request a child changed is refused by resume, and the way the refusal
+// points to — the user's own script in a request that resumes the run —
+// works and replays the journal.
+func TestResume_AChangedRequestIsRefusedAndTheScriptPassedAgainResumes(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	first := inRuns(t, runs, "testdata/throws.js")
+	first.wantCode(t, exitFailed)
+	id := first.result(t).RunID
+	path := filepath.Join(runs, id, "request.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), `"parent"`, `"subagentProvider": "fake", "parent"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := inRuns(t, runs, "resume", id)
+	o.wantCode(t, exitFailed)
+	if !strings.Contains(o.stdout, "changed after wfrun wrote it") || !strings.Contains(o.stdout, "wfrun --request FILE") {
+		t.Fatalf("resume of a changed request:\n%s\n%s", o.stdout, o.stderr)
+	}
+	script, err := os.ReadFile("testdata/hello.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := json.Marshal(map[string]any{"script": string(script), "resumeFromRunId": id})
+	file := filepath.Join(t.TempDir(), "request.json")
+	if err := os.WriteFile(file, req, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again := inRuns(t, runs, "--request", file)
+	again.wantCode(t, exitCompleted)
 }

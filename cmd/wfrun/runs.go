@@ -330,7 +330,7 @@ func stopCommand(args []string, e env) int {
 	l := eng.Ledger()
 	deadline := time.Now().Add(l.Lease() + time.Second)
 	for {
-		_, _ = l.Sweep()
+		_, _ = eng.SweepRuns()
 		r, err := l.Get(id)
 		if err != nil {
 			notice(e, "%v", err)
