@@ -78,6 +78,25 @@ func (e *Engine) runKey(id, what string) (journal.Key, error) {
 	return k, nil
 }
 
+// CheckRunRequest checks run id's saved request against its seal: nil
+// when wfrun wrote it as it is, else the error resume would give. A page
+// that shows the folder's request says so when it is not.
+func (e *Engine) CheckRunRequest(id string) error {
+	if !e.durable() {
+		return errNoLedger("a run's request")
+	}
+	folder, err := journal.OpenFolder(e.cfg.RunsDir, id)
+	if err != nil {
+		return err
+	}
+	k, err := e.runKey(id, "checked")
+	if err != nil {
+		return err
+	}
+	_, err = readRequest(folder, k)
+	return err
+}
+
 // readJournal reads and checks the journal of a run folder.
 func readJournal(folder *journal.Folder, k journal.Key, id, what string) ([]runtime.JournalEntry, error) {
 	prior, err := folder.ReadJournal(k)

@@ -16,7 +16,7 @@ import (
 )
 
 // The ledger commands: runs, show, stop and note read or change the run
-// ledger beside the runs folder, through an engine that runs nothing.
+// ledger in the runs folder, through an engine that runs nothing.
 
 // ledgerFlags are the flags the ledger commands share.
 type ledgerFlags struct {

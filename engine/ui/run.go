@@ -123,6 +123,9 @@ func (s *Server) loadRun(id string) (*runView, error) {
 		return v, nil
 	}
 	v.readRequest(folder)
+	if err := s.cfg.Engine.CheckRunRequest(id); err != nil {
+		v.problem("%v", err)
+	}
 	log, err := readEventLog(folder.Path(journal.EventsFile))
 	if err != nil {
 		v.problem("%v", err)

@@ -270,3 +270,37 @@ return await agent('Tell me.', { label: 'teller' })`, "", 0)
 		t.Fatalf("GET = %d\n%s", a.code, a.body)
 	}
 }
+
+// A child that changes the run folder's request or journal does not change
+// what the page vouches for: it says the files fail their check.
+func TestARunPageSaysWhenTheFolderWasChangedBehindWfrunsBack(t *testing.T) {
+	r := newRig(t, ui.Config{}, readFile(t, "testdata/review.rules.json"))
+	res := r.review()
+	dir := filepath.Join(r.runs, res.RunID)
+	data, err := os.ReadFile(filepath.Join(dir, journal.RequestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, journal.RequestFile), []byte(strings.Replace(string(data), "release-review", "forged-review", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, journal.JournalFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"v":1,"seq":99,"order":99,"key":"k","agentId":"a","status":"completed","text":"FORGED"}` + "\n")
+	f.Close()
+	page := r.get("/runs/" + res.RunID)
+	if page.code != http.StatusOK {
+		t.Fatalf("GET the run = %d\n%s", page.code, page.body)
+	}
+	body := text(page.doc(t))
+	for _, s := range []string{"changed after wfrun wrote it", "has no MAC"} {
+		if !strings.Contains(body, s) {
+			t.Errorf("the page does not say %q", s)
+		}
+	}
+	if strings.Contains(body, "FORGED") {
+		t.Error("the page shows the forged answer")
+	}
+}
