@@ -183,9 +183,6 @@ func (f *Folder) OpenJournal(k Key, prior []runtime.JournalEntry) (*File, error)
 		file.Close()
 		return nil, fmt.Errorf("cannot open the journal %s: %w", path, err)
 	}
-	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return fail(fmt.Errorf("it is not a regular file"))
-	}
 	data, err := io.ReadAll(file)
 	if err != nil {
 		return fail(err)
@@ -210,10 +207,7 @@ func (f *Folder) OpenJournal(k Key, prior []runtime.JournalEntry) (*File, error)
 	if err := file.Sync(); err != nil {
 		return fail(err)
 	}
-	if d, err := os.Open(f.Dir()); err == nil {
-		_ = d.Sync() // the new file's name is durable; best effort
-		_ = d.Close()
-	}
+	f.syncDir() // the new file's name is durable; best effort
 	return &File{prior: prior, key: k, f: file, last: p.last}, nil
 }
 

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -113,11 +115,21 @@ func (f *Folder) rel(name string) string {
 	return path.Join(f.sub, name)
 }
 
-// open opens one of the folder's files without following a link.
+// open opens one of the folder's files without following a link, and
+// refuses anything but a regular file. O_NONBLOCK keeps a FIFO a child
+// planted from blocking the open; on a regular file it changes nothing.
 func (f *Folder) open(name string, flag int, perm os.FileMode) (*os.File, error) {
-	file, err := nofollow.OpenFile(f.base, f.rel(name), flag, perm)
+	file, err := nofollow.OpenFile(f.base, f.rel(name), flag|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		return nil, linkSentence(err)
+	}
+	fi, err := file.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (%v); wfrun reads and writes only regular files in a run folder (a child may have planted it): remove it", f.Path(name), fi.Mode().Type())
+	}
+	if err != nil {
+		file.Close()
+		return nil, err
 	}
 	return file, nil
 }
@@ -172,6 +184,19 @@ func (f *Folder) writeAtomic(name string, data []byte) error {
 	return nil
 }
 
+// syncDir makes the names in the folder durable. Best effort: a folder
+// that cannot be opened for syncing still holds its files.
+func (f *Folder) syncDir() {
+	rel := "."
+	if f.sub != "" {
+		rel = f.sub
+	}
+	if d, err := nofollow.OpenDir(f.base, rel); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
 // WriteAtomic writes data to path whole: to a temporary file beside it,
 // synced, then renamed over path, so that a reader (or a crash) sees the
 // old content or the new, never a part. The temporary file is removed when
@@ -213,14 +238,15 @@ func (f *Folder) WriteJSON(name string, v any) error {
 // ReadFile reads one of the folder's files, refusing a link or anything
 // but a regular file.
 func (f *Folder) ReadFile(name string) ([]byte, error) {
-	data, err := nofollow.ReadFile(f.base, f.rel(name))
+	file, err := f.open(name, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("the run folder %s has no %s: %w", f.Dir(), name, err)
 	}
 	if err != nil {
-		return nil, linkSentence(err)
+		return nil, err
 	}
-	return data, nil
+	defer file.Close()
+	return io.ReadAll(file)
 }
 
 // EventLog appends events to a run's events.jsonl. Lines are not fsynced:

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/wfrun/wfrun/agentapi"
@@ -455,5 +456,29 @@ func TestWriteAtomic_ReplacesTheFileWholeAndLeavesNoTemporaryBehind(t *testing.T
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("the folder holds %d entries, want only the file", len(entries))
+	}
+}
+
+// A FIFO planted in place of a file would block a plain open until a
+// writer came; every file of the folder is refused at once instead.
+func TestFolder_RefusesAFIFOWithoutBlocking(t *testing.T) {
+	folder, key := newRun(t)
+	for _, name := range []string{journal.RequestFile, journal.JournalFile, journal.EventsFile, journal.LockFile} {
+		must(t, syscall.Mkfifo(folder.Path(name), 0o600))
+	}
+	if _, err := folder.ReadFile(journal.RequestFile); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("ReadFile of a FIFO = %v", err)
+	}
+	if _, err := folder.ReadJournal(key); err == nil {
+		t.Fatal("ReadJournal read a FIFO")
+	}
+	if _, err := folder.OpenJournal(key, nil); err == nil {
+		t.Fatal("OpenJournal opened a FIFO")
+	}
+	if _, err := folder.OpenEvents(); err == nil {
+		t.Fatal("OpenEvents opened a FIFO")
+	}
+	if _, known := folder.LockFree(); known {
+		t.Fatal("LockFree of a FIFO is known")
 	}
 }

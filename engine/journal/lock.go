@@ -71,9 +71,6 @@ func (f *Folder) LockFree() (free, known bool) {
 		return false, false
 	}
 	defer file.Close()
-	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false, false
-	}
 	switch err := flock(file, syscall.LOCK_SH|syscall.LOCK_NB); {
 	case err == nil:
 		_ = flock(file, syscall.LOCK_UN)
