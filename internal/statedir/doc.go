@@ -8,8 +8,8 @@
 // The folder is, in order: $WFRUN_STATE_DIR; else $XDG_STATE_HOME/wfrun;
 // else ~/.local/state/wfrun (the home folder from $HOME, else the user
 // database). Make creates it (0700) and its sub-folders without following
-// a symbolic link below the folder that holds it, and refuses a folder
-// another user owns or others can enter. The sandbox hides the folder from
+// a symbolic link below the folder that holds it, refuses a folder another
+// user owns, and closes a sub-folder others could enter. The sandbox hides the folder from
 // every child's command: a child that could read a key could forge its
 // run's answers.
 //

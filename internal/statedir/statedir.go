@@ -47,7 +47,9 @@ func Dir(getenv func(string) string) (string, error) {
 
 // Make creates dir (Dir's answer) and then each sub-folder of it in subs,
 // private to the user (0700), without following a symbolic link at dir or
-// below it, and checks that dir is this user's and closed to others.
+// below it. It checks that dir and the sub-folders are this user's, and
+// closes each sub-folder to others (chmod 0700) if it was open; dir itself
+// is left as the user made it when it existed already.
 func Make(dir string, subs ...string) error {
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o700); err != nil {
@@ -56,22 +58,8 @@ func Make(dir string, subs ...string) error {
 	if err := nofollow.MkdirAll(parent, filepath.Base(dir), 0o700); err != nil {
 		return fmt.Errorf("cannot create wfrun's state folder %s: %w", dir, err)
 	}
-	d, err := nofollow.OpenDir(parent, filepath.Base(dir))
-	if err != nil {
-		return fmt.Errorf("cannot open wfrun's state folder %s: %w", dir, err)
-	}
-	defer d.Close()
-	fi, err := d.Stat()
-	if err != nil {
+	if err := private(parent, filepath.Base(dir), false); err != nil {
 		return err
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("wfrun's state folder %s belongs to another user (uid %d); set %s to a folder of your own", dir, st.Uid, Env)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		if err := d.Chmod(0o700); err != nil {
-			return fmt.Errorf("wfrun's state folder %s is open to others (%v) and cannot be closed: %w", dir, fi.Mode().Perm(), err)
-		}
 	}
 	for _, s := range subs {
 		if err := nofollow.MkdirAll(dir, s, 0o700); err != nil {
@@ -79,6 +67,33 @@ func Make(dir string, subs ...string) error {
 				return fmt.Errorf("%s in wfrun's state folder is a symbolic link, which wfrun never follows; remove it: %w", s, err)
 			}
 			return fmt.Errorf("cannot create %s in wfrun's state folder: %w", s, err)
+		}
+		if err := private(dir, s, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// private checks that the folder base/rel belongs to this user and, with
+// close, makes it 0700 if others may enter it.
+func private(base, rel string, close bool) error {
+	name := filepath.Join(base, rel)
+	d, err := nofollow.OpenDir(base, rel)
+	if err != nil {
+		return fmt.Errorf("cannot open %s: %w", name, err)
+	}
+	defer d.Close()
+	fi, err := d.Stat()
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("%s belongs to another user (uid %d); set %s to a folder of your own", name, st.Uid, Env)
+	}
+	if close && fi.Mode().Perm()&0o077 != 0 {
+		if err := d.Chmod(0o700); err != nil {
+			return fmt.Errorf("%s is open to others (%v) and cannot be closed: %w", name, fi.Mode().Perm(), err)
 		}
 	}
 	return nil

@@ -51,14 +51,14 @@ func TestMake_CreatesPrivateFoldersAndRefusesALink(t *testing.T) {
 			t.Fatalf("%s: %v, %v; want a folder of mode 0700", d, fi, err)
 		}
 	}
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := os.Chmod(filepath.Join(dir, "keys"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := statedir.Make(dir, "keys"); err != nil {
 		t.Fatal(err)
 	}
-	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
-		t.Fatalf("a folder open to others stayed %v", fi.Mode().Perm())
+	if fi, _ := os.Stat(filepath.Join(dir, "keys")); fi.Mode().Perm() != 0o700 {
+		t.Fatalf("a keys folder open to others stayed %v", fi.Mode().Perm())
 	}
 	outside := t.TempDir()
 	linked := filepath.Join(top, "linked")
