@@ -272,6 +272,9 @@ func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, pla
 	// The lock comes before the ledger row, so that a running row of this
 	// host always has its lock held while its process lives.
 	lock, err := folder.Lock()
+	if errors.Is(err, journal.ErrLocked) {
+		return nil, wferr.Wrap(wferr.InvalidRequest, err, "run %s is still run by another process, which holds its lock (%v), although its lease ran out; wait for that process to end, or stop it, then continue the run", id, err)
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -232,3 +232,25 @@ func TestLedger_AGarbageLedgerIsRefusedAndLeftAsItIs(t *testing.T) {
 		t.Fatal("the garbage ledger was changed")
 	}
 }
+
+// A run whose lease ran out while its process still holds its lock (a
+// process that hung, then woke) is not continued by a second writer.
+func TestTrust_ContinueIsRefusedWhileAnotherProcessHoldsTheRunsLock(t *testing.T) {
+	runs := t.TempDir()
+	id := stoppedRun(t, runs)
+	abandon(t, runs, id)
+	folder, err := journal.OpenFolder(runs, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := folder.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	eng := durableEngine(t, runs, newCountingFake(t, `{"rules":[]}`))
+	_, err = eng.Continue(context.Background(), id, nil)
+	if engine.CodeOf(err) != engine.CodeInvalidRequest || !strings.Contains(err.Error(), "holds its lock") {
+		t.Fatalf("continue of a locked run: %v", err)
+	}
+}

@@ -9,9 +9,9 @@
 // else ~/.local/state/wfrun (the home folder from $HOME, else the user
 // database). Make creates it (0700) and its sub-folders without following
 // a symbolic link below the folder that holds it, refuses a folder another
-// user owns, and closes a sub-folder others could enter. The sandbox hides the folder from
-// every child's command: a child that could read a key could forge its
-// run's answers.
+// user owns, and closes a sub-folder others could enter. The sandbox
+// hides the folder from every child's command: a child that could read a
+// key could forge its run's answers.
 //
 // # Place
 //
