@@ -70,7 +70,7 @@ func (e *Engine) runKey(id, what string) (journal.Key, error) {
 	k, err := journal.LoadKey(e.stateDir, id)
 	if errors.Is(err, journal.ErrNoKey) {
 		return nil, wferr.Wrap(wferr.InvalidRequest, err, "run %s cannot be %s: it has no key in %s, so nothing in its folder can be told from what a child wrote there. "+
-			"Its folder was written before wfrun authenticated run folders, or by another user, or the key was removed; start the script again (or pass the script in the request to resume without its journal's answers)", id, what, e.stateDir)
+			"Its folder was written before wfrun authenticated run folders, or with another state folder ($WFRUN_STATE_DIR), or the key was removed; start the script again (its request and script are in the folder to read)", id, what, e.stateDir)
 	}
 	if err != nil {
 		return nil, wferr.Wrap(wferr.InvalidRequest, err, "run %s cannot be %s: %v", id, what, err)
