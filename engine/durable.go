@@ -97,9 +97,14 @@ func (e *Engine) CheckRunRequest(id string) error {
 	return err
 }
 
-// readJournal reads and checks the journal of a run folder.
-func readJournal(folder *journal.Folder, k journal.Key, id, what string) ([]runtime.JournalEntry, error) {
-	prior, err := folder.ReadJournal(k)
+// readJournal reads and checks the journal of run id's folder, against
+// the head its run saved when it last settled.
+func (e *Engine) readJournal(folder *journal.Folder, k journal.Key, id, what string) ([]runtime.JournalEntry, error) {
+	at, err := journal.LoadHead(e.stateDir, id)
+	if err != nil {
+		return nil, wferr.Wrap(wferr.InvalidRequest, err, "run %s cannot be %s: %v", id, what, err)
+	}
+	prior, err := folder.ReadJournal(k, at)
 	if err != nil {
 		return nil, wferr.Wrap(wferr.InvalidRequest, err, "run %s cannot be %s: %v", id, what, err)
 	}
@@ -120,7 +125,7 @@ func (e *Engine) RunJournal(id string) ([]runtime.JournalEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readJournal(folder, k, id, "read")
+	return e.readJournal(folder, k, id, "read")
 }
 
 // startPlan is how a run starts besides its request: fresh, resuming
@@ -153,7 +158,7 @@ func (e *Engine) resolveResume(req WorkflowStartRequest) (WorkflowStartRequest, 
 	if err != nil {
 		return req, startPlan{}, err
 	}
-	prior, err := readJournal(folder, k, id, "resumed")
+	prior, err := e.readJournal(folder, k, id, "resumed")
 	if err != nil {
 		return req, startPlan{}, err
 	}
@@ -279,8 +284,12 @@ func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, pla
 		return fail(err)
 	}
 	var k journal.Key
+	var at journal.Head
 	if plan.inPlace {
 		k, err = journal.LoadKey(e.stateDir, id)
+		if err == nil {
+			at, err = journal.LoadHead(e.stateDir, id)
+		}
 	} else {
 		k, err = journal.NewKey(e.stateDir, id)
 	}
@@ -303,7 +312,7 @@ func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, pla
 			return fail(err)
 		}
 	}
-	file, err := folder.OpenJournal(k, plan.prior)
+	file, err := folder.OpenJournal(k, at, plan.prior)
 	if err != nil {
 		lock.Release()
 		return fail(err)
@@ -462,6 +471,9 @@ func (s *store) finish(res WorkflowResult) []string {
 	a := res.Agents
 	final.Agents = ledger.Counts{Completed: a.Completed, Failed: a.Failed, TimedOut: a.TimedOut, Cancelled: a.Cancelled, Replayed: a.Replayed}
 	s.noteLedgerError(s.e.ledger.Finish(final, s.takeDirty()))
+	if err := journal.SaveHead(s.e.stateDir, s.id, s.file.Head()); err != nil {
+		warnings = append(warnings, "the journal's head could not be saved, so a later resume cannot tell whether lines were cut from its end: "+err.Error())
+	}
 	s.noteLedgerError(errors.Join(s.file.Close(), s.events.Close(), s.lock.Release()))
 	if s.ledgerErr != nil {
 		warnings = append(warnings, "the run ledger could not be kept up to date: "+s.ledgerErr.Error())
@@ -591,7 +603,7 @@ func (e *Engine) Continue(ctx context.Context, runID string, adjust func(*Workfl
 		over.Parent = ""
 		req = overlay(req, over)
 	}
-	prior, err := readJournal(folder, k, runID, "continued")
+	prior, err := e.readJournal(folder, k, runID, "continued")
 	if err != nil {
 		return nil, err
 	}

@@ -121,7 +121,8 @@ func (e *Engine) rowFromFolder(folder *journal.Folder, id string) (ledger.Run, [
 	}
 	var kids []ledger.Child
 	if kerr == nil {
-		entries, _ := folder.ReadJournal(k)
+		at, _ := journal.LoadHead(e.stateDir, id)
+		entries, _ := folder.ReadJournal(k, at)
 		for _, en := range entries {
 			var key struct {
 				Prompt  string `json:"prompt"`

@@ -254,3 +254,26 @@ func TestTrust_ContinueIsRefusedWhileAnotherProcessHoldsTheRunsLock(t *testing.T
 		t.Fatalf("continue of a locked run: %v", err)
 	}
 }
+
+func TestTrust_AJournalCutFromItsEndIsRefused(t *testing.T) {
+	runs := t.TempDir()
+	id := stoppedRun(t, runs)
+	path := filepath.Join(runs, id, journal.JournalFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(data), "\n")
+	if err := os.WriteFile(path, []byte(first+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	quick := newCountingFake(t, `{"rules":[]}`)
+	eng := durableEngine(t, runs, quick)
+	_, err = eng.Start(context.Background(), engine.WorkflowStartRequest{ResumeFromRunId: id, Parent: "test"})
+	if engine.CodeOf(err) != engine.CodeInvalidRequest || !strings.Contains(err.Error(), "removed from its end") {
+		t.Fatalf("resume of a cut journal: %v", err)
+	}
+	if n := quick.count(""); n != 0 {
+		t.Fatalf("the refused resume asked the provider %d times", n)
+	}
+}

@@ -55,7 +55,7 @@ func BenchmarkRecord(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	j, err := f.OpenJournal(k, nil)
+	j, err := f.OpenJournal(k, Head{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,10 +20,12 @@
 // run has a key (NewKey, LoadKey) in wfrun's state folder
 // (internal/statedir), which no child can read: every journal line
 // carries an HMAC-SHA256 under it, chained to the line before, and
-// seal.json holds the MACs of request.json and script.js. A line or a
-// sealed file that fails its check is refused (ErrForged), never cut off
-// or replayed; a line without a MAC, written by an older wfrun, is
-// refused too (ErrLegacy).
+// seal.json holds the MACs of request.json and script.js; when the run
+// settles, the journal's head (its lines and the last MAC: SaveHead) is
+// kept beside the key, so that lines cut from its end are seen too. A
+// line or a sealed file that fails its check is refused (ErrForged), never
+// cut off or replayed; a line without a MAC, written by an older wfrun,
+// is refused too (ErrLegacy).
 //
 // # The journal
 //

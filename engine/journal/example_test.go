@@ -20,20 +20,20 @@ func ExampleFolder_OpenJournal() {
 	folder, _ := journal.Create(runs, "wf_0123456789abcdef")
 	key, _ := journal.NewKey(state, "wf_0123456789abcdef")
 
-	j, _ := folder.OpenJournal(key, nil)
+	j, _ := folder.OpenJournal(key, journal.Head{}, nil)
 	_ = j.Record(runtime.JournalEntry{Seq: 1, Order: 1, Key: `{"prompt":"a"}`, Status: agentapi.StatusCompleted, Text: "A"})
 	_ = j.Close()
 	f, _ := os.OpenFile(folder.Path(journal.JournalFile), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"v":2,"seq":2,"ord`) // the process died here
 	f.Close()
 
-	prior, _ := folder.ReadJournal(key)
+	prior, _ := folder.ReadJournal(key, journal.Head{})
 	fmt.Println(len(prior), prior[0].Text)
 
 	f, _ = os.OpenFile(folder.Path(journal.JournalFile), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("\n" + `{"v":2,"seq":2,"order":2,"key":"k","agentId":"a","status":"completed","text":"forged","mac":"00"}` + "\n")
 	f.Close()
-	_, err := folder.ReadJournal(key)
+	_, err := folder.ReadJournal(key, journal.Head{})
 	fmt.Println(err != nil)
 	// Output:
 	// 1 A

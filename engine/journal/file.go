@@ -93,13 +93,15 @@ type parsed struct {
 	entries []runtime.JournalEntry
 	good    int    // the length of the prefix of whole, checked lines: what File keeps
 	last    []byte // the MAC of the last checked line: the next line chains to it
+	lines   int    // checked lines
+	at      []byte // the MAC of the checked line number want.Lines, once it is read
 }
 
 // parse checks the lines of data, a journal at path, under k. Every line
 // that ends with a newline must pass its check; only a last line without
 // one — what a crash in the middle of a write leaves — may fail it, and is
 // then left out (that child runs again).
-func parse(path string, k Key, data []byte) (parsed, error) {
+func parse(path string, k Key, data []byte, want Head) (parsed, error) {
 	var p parsed
 	bySeq := map[int]int{} // seq → index in entries
 	for n, rest := 1, data; len(rest) > 0; n++ {
@@ -128,10 +130,22 @@ func parse(path string, k Key, data []byte) (parsed, error) {
 			p.entries = append(p.entries, e)
 		}
 		p.last = mac
+		p.lines++
+		if p.lines == want.Lines {
+			p.at = mac
+		}
 		if complete {
 			p.good = len(data) - len(rest)
 		} else {
 			p.good = len(data) // a whole entry whose newline was lost: File adds it
+		}
+	}
+	if want.Lines > 0 {
+		if p.lines < want.Lines {
+			return parsed{}, fmt.Errorf("%s holds %d lines, but it held %d when the run last settled: lines were removed from its end (%w). wfrun does not run those agents again in silence; move it aside to resume with every agent run again, or start the run again", path, p.lines, want.Lines, ErrForged)
+		}
+		if hex.EncodeToString(p.at) != want.MAC {
+			return parsed{}, fmt.Errorf("%s line %d is not the line it was when the run last settled (%w); move it aside to resume with every agent run again, or start the run again", path, want.Lines, ErrForged)
 		}
 	}
 	return p, nil
@@ -141,16 +155,19 @@ func parse(path string, k Key, data []byte) (parsed, error) {
 // k, the last line of each seq winning, in the order of the file. A
 // missing file is an empty journal; a link is refused. A torn last line
 // is left out; any other line that fails its check is an error wrapping
-// ErrForged (or ErrLegacy for a line without a MAC).
-func (f *Folder) ReadJournal(k Key) ([]runtime.JournalEntry, error) {
+// ErrForged (or ErrLegacy for a line without a MAC). at is the head the
+// journal had when its run last settled (LoadHead; the zero Head for
+// none): a journal shorter than that, or different up to it, is an error
+// wrapping ErrForged.
+func (f *Folder) ReadJournal(k Key, at Head) ([]runtime.JournalEntry, error) {
 	data, err := f.ReadFile(JournalFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		data, err = nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the journal: %w", err)
 	}
-	p, err := parse(f.Path(JournalFile), k, data)
+	p, err := parse(f.Path(JournalFile), k, data, at)
 	return p.entries, err
 }
 
@@ -160,20 +177,22 @@ type File struct {
 	prior []runtime.JournalEntry
 	key   Key
 
-	mu   sync.Mutex
-	f    *os.File
-	last []byte // the MAC of the last line: the next chains to it
-	buf  bytes.Buffer
+	mu    sync.Mutex
+	f     *os.File
+	last  []byte // the MAC of the last line: the next chains to it
+	lines int    // lines in the file
+	buf   bytes.Buffer
 }
 
 // OpenJournal opens (or creates) the folder's journal for appending under
 // k, without following a link, first checking every line and cutting off
 // a torn last line (and adding a newline a whole last line lacks), so that
 // new lines start on a line of their own. A line that fails its check is
-// an error, as for ReadJournal: it is never cut. prior is what the
-// attempt replays (Prior): the entries of the run it resumes, or of this
-// same file when the run continues in place.
-func (f *Folder) OpenJournal(k Key, prior []runtime.JournalEntry) (*File, error) {
+// an error, as for ReadJournal: it is never cut, and neither is a journal
+// shorter than its head at. prior is what the attempt replays (Prior): the
+// entries of the run it resumes, or of this same file when the run
+// continues in place.
+func (f *Folder) OpenJournal(k Key, at Head, prior []runtime.JournalEntry) (*File, error) {
 	path := f.Path(JournalFile)
 	file, err := f.open(JournalFile, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
@@ -187,7 +206,7 @@ func (f *Folder) OpenJournal(k Key, prior []runtime.JournalEntry) (*File, error)
 	if err != nil {
 		return fail(err)
 	}
-	p, err := parse(path, k, data)
+	p, err := parse(path, k, data, at)
 	if err != nil {
 		return nil, errors.Join(err, file.Close())
 	}
@@ -208,7 +227,7 @@ func (f *Folder) OpenJournal(k Key, prior []runtime.JournalEntry) (*File, error)
 		return fail(err)
 	}
 	f.syncDir() // the new file's name is durable; best effort
-	return &File{prior: prior, key: k, f: file, last: p.last}, nil
+	return &File{prior: prior, key: k, f: file, last: p.last, lines: p.lines}, nil
 }
 
 // Prior returns the entries the attempt replays.
@@ -236,7 +255,16 @@ func (j *File) Record(e runtime.JournalEntry) error {
 		return err
 	}
 	j.last = mac
+	j.lines++
 	return nil
+}
+
+// Head returns how far the journal has got: its number of lines and the
+// MAC of the last.
+func (j *File) Head() Head {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return Head{Lines: j.lines, MAC: hex.EncodeToString(j.last)}
 }
 
 // Close closes the file. Record fails after it.

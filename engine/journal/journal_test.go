@@ -3,6 +3,7 @@ package journal_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func newRun(t *testing.T) (*journal.Folder, journal.Key) {
 
 func record(t *testing.T, folder *journal.Folder, key journal.Key, entries ...runtime.JournalEntry) {
 	t.Helper()
-	j, err := folder.OpenJournal(key, nil)
+	j, err := folder.OpenJournal(key, journal.Head{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestReadJournal_WhatRecordWroteComesBack(t *testing.T) {
 	want := entry(1, "one")
 	want.Output, want.Usage, want.Worktree = []byte(`{"a":1}`), agentapi.Usage{InputTokens: 3, CostUSD: 0.5}, &agentapi.Worktree{Path: "/w", Branch: "b"}
 	record(t, folder, key, want, entry(2, "<two & three>"))
-	got, err := folder.ReadJournal(key)
+	got, err := folder.ReadJournal(key, journal.Head{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestReadJournal_ToleratesWhatACrashInTheMiddleOfAWriteLeaves(t *testing.T) 
 			folder, key := newRun(t)
 			record(t, folder, key, entry(1, "one"), entry(2, "two"))
 			appendRaw(t, folder, c.tail(t, folder, key))
-			got, err := folder.ReadJournal(key)
+			got, err := folder.ReadJournal(key, journal.Head{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +134,7 @@ func TestReadJournal_ToleratesWhatACrashInTheMiddleOfAWriteLeaves(t *testing.T) 
 			}
 			// Appending after the damage starts a line of its own.
 			record(t, folder, key, entry(4, "four"))
-			got, err = folder.ReadJournal(key)
+			got, err = folder.ReadJournal(key, journal.Head{})
 			if err != nil || texts(got) != c.want+",four" {
 				t.Fatalf("after appending: %q, %v", texts(got), err)
 			}
@@ -186,7 +187,7 @@ func TestReadJournal_RefusesEveryLineItCannotAuthenticate(t *testing.T) {
 			record(t, folder, key, entry(1, "one"), entry(2, "two"), entry(3, "three"))
 			changed := c.change(t, journalLines(t, folder), key)
 			must(t, os.WriteFile(folder.Path(journal.JournalFile), []byte(changed), 0o600))
-			got, err := folder.ReadJournal(key)
+			got, err := folder.ReadJournal(key, journal.Head{})
 			if err == nil {
 				t.Fatalf("read %q from a changed journal", texts(got))
 			}
@@ -196,7 +197,7 @@ func TestReadJournal_RefusesEveryLineItCannotAuthenticate(t *testing.T) {
 			if !strings.Contains(err.Error(), "line ") || !strings.Contains(err.Error(), "aside") {
 				t.Fatalf("the refusal does not say where and what to do: %v", err)
 			}
-			if _, err := folder.OpenJournal(key, nil); err == nil {
+			if _, err := folder.OpenJournal(key, journal.Head{}, nil); err == nil {
 				t.Fatal("OpenJournal appended to a changed journal")
 			}
 			if data, _ := os.ReadFile(folder.Path(journal.JournalFile)); string(data) != changed {
@@ -209,7 +210,7 @@ func TestReadJournal_RefusesEveryLineItCannotAuthenticate(t *testing.T) {
 func TestReadJournal_RefusesANewerVersion(t *testing.T) {
 	folder, key := newRun(t)
 	must(t, os.WriteFile(folder.Path(journal.JournalFile), []byte(`{"v":3,"seq":1,"status":"completed"}`+"\n"), 0o600))
-	if _, err := folder.ReadJournal(key); err == nil || !strings.Contains(err.Error(), "newer than this wfrun") {
+	if _, err := folder.ReadJournal(key, journal.Head{}); err == nil || !strings.Contains(err.Error(), "newer than this wfrun") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -220,7 +221,7 @@ func TestReadJournal_TheLastLineOfASeqWins(t *testing.T) {
 	failed.Status, failed.Error = agentapi.StatusFailed, "flaky"
 	record(t, folder, key, entry(1, "one"), failed)
 	record(t, folder, key, entry(2, "two again")) // a run continued in place chains on
-	got, err := folder.ReadJournal(key)
+	got, err := folder.ReadJournal(key, journal.Head{})
 	if err != nil || texts(got) != "one,two again" {
 		t.Fatalf("%q, %v", texts(got), err)
 	}
@@ -228,7 +229,7 @@ func TestReadJournal_TheLastLineOfASeqWins(t *testing.T) {
 
 func TestReadJournal_AMissingJournalIsEmpty(t *testing.T) {
 	folder, key := newRun(t)
-	got, err := folder.ReadJournal(key)
+	got, err := folder.ReadJournal(key, journal.Head{})
 	if err != nil || got != nil {
 		t.Fatalf("%v, %v", got, err)
 	}
@@ -241,10 +242,10 @@ func TestOpenJournal_RefusesALinkedJournal(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "notes.txt")
 	must(t, os.WriteFile(outside, []byte("one line of the user's, no newline"), 0o600))
 	must(t, os.Symlink(outside, folder.Path(journal.JournalFile)))
-	if _, err := folder.OpenJournal(key, nil); !errors.Is(err, nofollow.ErrLink) || !strings.Contains(err.Error(), "never follows a symbolic link") {
+	if _, err := folder.OpenJournal(key, journal.Head{}, nil); !errors.Is(err, nofollow.ErrLink) || !strings.Contains(err.Error(), "never follows a symbolic link") {
 		t.Fatalf("OpenJournal = %v, want ErrLink with a sentence", err)
 	}
-	if _, err := folder.ReadJournal(key); !errors.Is(err, nofollow.ErrLink) {
+	if _, err := folder.ReadJournal(key, journal.Head{}); !errors.Is(err, nofollow.ErrLink) {
 		t.Fatalf("ReadJournal = %v, want ErrLink", err)
 	}
 	if data, _ := os.ReadFile(outside); string(data) != "one line of the user's, no newline" {
@@ -416,7 +417,7 @@ func FuzzReadJournal(f *testing.F) {
 		record(t, folder, key, entry(1, "one"))
 		good, _ := os.ReadFile(folder.Path(journal.JournalFile))
 		must(t, os.WriteFile(folder.Path(journal.JournalFile), append(good, data...), 0o600))
-		entries, err := folder.ReadJournal(key)
+		entries, err := folder.ReadJournal(key, journal.Head{})
 		if err != nil {
 			return
 		}
@@ -425,7 +426,7 @@ func FuzzReadJournal(f *testing.F) {
 		if len(entries) != 1 || entries[0].Text != "one" {
 			t.Fatalf("accepted %q from bytes no key wrote", texts(entries))
 		}
-		j, err := folder.OpenJournal(key, entries)
+		j, err := folder.OpenJournal(key, journal.Head{}, entries)
 		if err != nil {
 			t.Fatalf("ReadJournal accepted what OpenJournal refused: %v", err)
 		}
@@ -433,7 +434,7 @@ func FuzzReadJournal(f *testing.F) {
 			t.Fatal(err)
 		}
 		j.Close()
-		after, err := folder.ReadJournal(key)
+		after, err := folder.ReadJournal(key, journal.Head{})
 		if err != nil || texts(after) != "one,new" {
 			t.Fatalf("after appending: %q, %v", texts(after), err)
 		}
@@ -469,10 +470,10 @@ func TestFolder_RefusesAFIFOWithoutBlocking(t *testing.T) {
 	if _, err := folder.ReadFile(journal.RequestFile); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("ReadFile of a FIFO = %v", err)
 	}
-	if _, err := folder.ReadJournal(key); err == nil {
+	if _, err := folder.ReadJournal(key, journal.Head{}); err == nil {
 		t.Fatal("ReadJournal read a FIFO")
 	}
-	if _, err := folder.OpenJournal(key, nil); err == nil {
+	if _, err := folder.OpenJournal(key, journal.Head{}, nil); err == nil {
 		t.Fatal("OpenJournal opened a FIFO")
 	}
 	if _, err := folder.OpenEvents(); err == nil {
@@ -480,5 +481,45 @@ func TestFolder_RefusesAFIFOWithoutBlocking(t *testing.T) {
 	}
 	if _, known := folder.LockFree(); known {
 		t.Fatal("LockFree of a FIFO is known")
+	}
+}
+
+// The chain guards the middle of the journal; the head, saved where no
+// child can write, guards its end.
+func TestReadJournal_RefusesAJournalCutShorterThanItsHead(t *testing.T) {
+	folder, key := newRun(t)
+	state := t.TempDir()
+	j, err := folder.OpenJournal(key, journal.Head{}, nil)
+	must(t, err)
+	for i := 1; i <= 3; i++ {
+		must(t, j.Record(entry(i, fmt.Sprint(i))))
+	}
+	head := j.Head()
+	must(t, j.Close())
+	must(t, journal.SaveHead(state, runID, head))
+	at, err := journal.LoadHead(state, runID)
+	if err != nil || at != head || at.Lines != 3 {
+		t.Fatalf("LoadHead = %+v, %v; saved %+v", at, err, head)
+	}
+	if h, err := journal.LoadHead(state, "wf_00000000000000ff"); err != nil || h != (journal.Head{}) {
+		t.Fatalf("LoadHead of a run without a head = %+v, %v", h, err)
+	}
+	if got, err := folder.ReadJournal(key, at); err != nil || texts(got) != "1,2,3" {
+		t.Fatalf("the whole journal: %q, %v", texts(got), err)
+	}
+	lines := journalLines(t, folder)
+	must(t, os.WriteFile(folder.Path(journal.JournalFile), []byte(lines[0]+lines[1]), 0o600))
+	if _, err := folder.ReadJournal(key, at); !errors.Is(err, journal.ErrForged) || !strings.Contains(err.Error(), "removed from its end") {
+		t.Fatalf("a cut journal: %v", err)
+	}
+	if _, err := folder.OpenJournal(key, at, nil); err == nil {
+		t.Fatal("OpenJournal appended to a cut journal")
+	}
+	// Lines after the head (a continued attempt that crashed) may be cut.
+	must(t, os.WriteFile(folder.Path(journal.JournalFile), []byte(strings.Join(lines, "")), 0o600))
+	record(t, folder, key, entry(4, "4"))
+	must(t, os.WriteFile(folder.Path(journal.JournalFile), []byte(strings.Join(lines, "")), 0o600))
+	if got, err := folder.ReadJournal(key, at); err != nil || texts(got) != "1,2,3" {
+		t.Fatalf("cut after the head: %q, %v", texts(got), err)
 	}
 }
