@@ -140,7 +140,9 @@ func parse(path string, k Key, data []byte, want Head) (parsed, error) {
 			p.good = len(data) // a whole entry whose newline was lost: File adds it
 		}
 	}
-	if want.Lines > 0 {
+	if want.Lines > 0 && len(bytes.TrimSpace(data)) > 0 {
+		// An empty journal is what a person who moved it aside wants:
+		// every agent runs again. Anything else must reach the head.
 		if p.lines < want.Lines {
 			return parsed{}, fmt.Errorf("%s holds %d lines, but it held %d when the run last settled: lines were removed from its end (%w). wfrun does not run those agents again in silence; move it aside to resume with every agent run again, or start the run again", path, p.lines, want.Lines, ErrForged)
 		}
@@ -157,8 +159,8 @@ func parse(path string, k Key, data []byte, want Head) (parsed, error) {
 // is left out; any other line that fails its check is an error wrapping
 // ErrForged (or ErrLegacy for a line without a MAC). at is the head the
 // journal had when its run last settled (LoadHead; the zero Head for
-// none): a journal shorter than that, or different up to it, is an error
-// wrapping ErrForged.
+// none): a journal shorter than that but not empty, or different up to
+// it, is an error wrapping ErrForged.
 func (f *Folder) ReadJournal(k Key, at Head) ([]runtime.JournalEntry, error) {
 	data, err := f.ReadFile(JournalFile)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -523,3 +523,18 @@ func TestReadJournal_RefusesAJournalCutShorterThanItsHead(t *testing.T) {
 		t.Fatalf("cut after the head: %q, %v", texts(got), err)
 	}
 }
+
+func TestReadJournal_AnEmptiedJournalIsEmptyWhateverItsHead(t *testing.T) {
+	folder, key := newRun(t)
+	record(t, folder, key, entry(1, "one"))
+	at := journal.Head{Lines: 1, MAC: strings.Repeat("0", 64)}
+	for _, empty := range []func() error{
+		func() error { return os.WriteFile(folder.Path(journal.JournalFile), nil, 0o600) },
+		func() error { return os.Remove(folder.Path(journal.JournalFile)) },
+	} {
+		must(t, empty())
+		if got, err := folder.ReadJournal(key, at); err != nil || len(got) != 0 {
+			t.Fatalf("an emptied journal: %v, %v", got, err)
+		}
+	}
+}
