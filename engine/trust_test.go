@@ -66,6 +66,16 @@ func TestTrust_ALineAChildAppendedToTheJournalIsRefusedNeverReplayed(t *testing.
 			if n := quick.count(""); n != 0 {
 				t.Fatalf("the refused resume asked the provider %d times", n)
 			}
+			// What the refusal says to do works: with the journal moved
+			// aside, every agent runs again.
+			path := filepath.Join(runs, id, journal.JournalFile)
+			if err := os.Rename(path, path+".forged"); err != nil {
+				t.Fatal(err)
+			}
+			res, _ := start(t, eng, engine.WorkflowStartRequest{ResumeFromRunId: id, Parent: "test"})
+			if res.StopReason != engine.StopCompleted || res.Agents.Replayed != 0 || res.Agents.Completed != 5 {
+				t.Fatalf("resume with the journal moved aside: %+v", res)
+			}
 		})
 	}
 }
