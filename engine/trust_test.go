@@ -59,7 +59,10 @@ func TestTrust_ALineAChildAppendedToTheJournalIsRefusedNeverReplayed(t *testing.
 			quick := newCountingFake(t, `{"rules":[]}`)
 			eng := durableEngine(t, runs, quick)
 			_, err := eng.Start(context.Background(), engine.WorkflowStartRequest{ResumeFromRunId: id, Parent: "test"})
-			if engine.CodeOf(err) != engine.CodeInvalidRequest || !strings.Contains(err.Error(), "line 5") || !strings.Contains(err.Error(), "move it aside") &&
+			// The journal holds alpha and beta, and gamma and delta when their
+			// cancellation was journaled before the run settled: the forged
+			// line is the last, whichever number it has.
+			if engine.CodeOf(err) != engine.CodeInvalidRequest || !strings.Contains(err.Error(), "journal.jsonl line ") || !strings.Contains(err.Error(), "move it aside") &&
 				!strings.Contains(err.Error(), "move journal.jsonl aside") {
 				t.Fatalf("resume of a forged journal: %v", err)
 			}
