@@ -154,7 +154,7 @@ func TestDurable_ARunKeepsItsFolderAndLedgerRow(t *testing.T) {
 	if err := json.Unmarshal(data, &saved); err != nil || json.Compact(&value, saved.Value) != nil || saved.RunID != res.RunID || value.String() != string(res.Value) {
 		t.Fatalf("result.json: %s", data)
 	}
-	entries, err := journal.Read(folder.Path(journal.JournalFile))
+	entries, err := eng.RunJournal(res.RunID)
 	if err != nil || len(entries) != 5 {
 		t.Fatalf("journal: %d entries, %v", len(entries), err)
 	}
@@ -162,8 +162,8 @@ func TestDurable_ARunKeepsItsFolderAndLedgerRow(t *testing.T) {
 	if len(evs) != len(rec.Events()) {
 		t.Fatalf("events.jsonl has %d events, the sink saw %d", len(evs), len(rec.Events()))
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(runs), "ledger.db")); err != nil {
-		t.Fatalf("the ledger is not beside the runs: %v", err)
+	if _, err := os.Stat(filepath.Join(runs, "ledger.db")); err != nil {
+		t.Fatalf("the ledger is not in the runs folder: %v", err)
 	}
 	row, err := eng.Ledger().Get(res.RunID)
 	if err != nil || row.Status != ledger.RunCompleted || row.Name != "staged" || row.Owner != "test" || row.Agents.Completed != 5 || row.Usage != res.Usage || row.Dir != folder.Dir() {

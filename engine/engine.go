@@ -122,10 +122,16 @@ type Config struct {
 	// resumed, retried, continued and listed after its process is gone.
 	// "" (the default) writes nothing anywhere.
 	RunsDir string
-	// LedgerPath is the run ledger's file; "" means ledger.db in the folder
-	// that holds RunsDir (.wfrun/ledger.db beside .wfrun/runs). Unused
-	// without RunsDir.
+	// LedgerPath is the run ledger's file; "" means ledger.db in RunsDir.
+	// A missing or empty ledger is rebuilt from the run folders
+	// (Engine.Rebuilt). Unused without RunsDir.
 	LedgerPath string
+	// StateDir is wfrun's private state folder, where each durable run's
+	// key is kept (engine/journal): it must be outside every workspace and
+	// hidden from every child. "" means statedir.Dir's answer
+	// ($WFRUN_STATE_DIR, $XDG_STATE_HOME/wfrun, ~/.local/state/wfrun).
+	// Unused without RunsDir.
+	StateDir string
 	// Heartbeat is how often a live run renews its lease in the ledger and
 	// saves its children's snapshots; 0 means 2 s. The lease is ten beats:
 	// a run whose process has been gone that long is abandoned.
@@ -141,6 +147,8 @@ type Engine struct {
 	workflows *workflowIndex // nil without Config.WorkflowsDir
 	registry  registry       // every run by owner, until dropped (registry.go)
 	ledger    *ledger.Ledger // nil without Config.RunsDir (durable.go)
+	stateDir  string         // where the run keys are; "" without Config.RunsDir
+	rebuilt   int            // run folders the ledger was rebuilt from at New (rebuild.go)
 
 	mu     sync.Mutex
 	runs   map[string]*Run
@@ -190,11 +198,9 @@ func New(cfg Config) (*Engine, error) {
 			cfg.DefaultProvider, strings.Join(e.providers.Names(), ", "))
 	}
 	if cfg.RunsDir != "" {
-		l, err := openLedger(cfg)
-		if err != nil {
+		if err := e.openDurable(); err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		e.ledger = l
 	}
 	return e, nil
 }

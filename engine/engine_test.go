@@ -23,7 +23,7 @@ import (
 
 func TestMain(m *testing.M) {
 	engine.Init() // isolated runs and sandboxed tools re-execute this test binary
-	leaktest.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m, leaktest.StateDir())
 }
 
 const trivial = `export const meta = { name: 'trivial', description: 'one agent' }

@@ -334,6 +334,7 @@ func (e *Engine) Info(owner, runID string) (RunInfo, bool) {
 	if e.ledger == nil {
 		return RunInfo{}, false
 	}
+	_, _ = e.SweepRuns() // a run whose process died reads as abandoned, not running
 	row, err := e.ledger.Get(runID)
 	if err != nil || row.Owner != owner {
 		return RunInfo{}, false
@@ -366,6 +367,7 @@ func (e *Engine) Runs(owner string) []RunInfo {
 		if keep <= 0 {
 			keep = DefaultFinishedRunsKept
 		}
+		_, _ = e.SweepRuns()
 		rows, _ := e.ledger.List(ledger.Filter{Owner: owner, Limit: keep})
 		for _, row := range rows {
 			if !held[row.ID] {

@@ -53,7 +53,7 @@ func TestEndToEnd_AKilledRunIsResumedWithoutPayingTwiceForItsFinishedAgents(t *t
 	bin := buildWfrun(t)
 	runs := t.TempDir()
 	environ := []string{"PATH=" + os.Getenv("PATH"), "OPENAI_BASE_URL=" + baseURL, "OPENAI_API_KEY=mock",
-		"WFRUN_MODEL=gpt-4o-mini", "WFRUN_RUNS_DIR=" + runs, "WFRUN_HEARTBEAT=100ms"}
+		"WFRUN_MODEL=gpt-4o-mini", "WFRUN_RUNS_DIR=" + runs, "WFRUN_HEARTBEAT=100ms", "WFRUN_STATE_DIR=" + t.TempDir()}
 	wfrunCmd := func(args ...string) *exec.Cmd {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = environ

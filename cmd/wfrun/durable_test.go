@@ -51,8 +51,8 @@ func TestDurableCommands_RunsShowAndNote(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(runs, res.RunID, "journal.jsonl")); err != nil {
 		t.Fatalf("the run has no journal: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(runs, "..", "ledger.db")); err != nil {
-		t.Fatalf("no ledger beside the runs: %v", err)
+	if _, err := os.Stat(filepath.Join(runs, "ledger.db")); err != nil {
+		t.Fatalf("no ledger in the runs folder: %v", err)
 	}
 	inRuns(t, runs, "testdata/throws.js").wantCode(t, exitFailed)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wfrun/wfrun/internal/statedir"
 	"os"
 	"syscall"
 	"time"
@@ -158,6 +159,14 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 	if s != nil {
 		cfg.Events = s.log.record
 	}
+	if in.runsDir != "" {
+		d, err := statedir.Dir(e.getenv)
+		if err != nil {
+			closeProviders()
+			return nil, func() {}, precheck(engine.CodeInvalidRequest, "%v", err)
+		}
+		cfg.StateDir = d
+	}
 	if v := e.getenv("WFRUN_HEARTBEAT"); v != "" && in.runsDir != "" {
 		// How often live runs renew their lease in the ledger; the lease is
 		// ten beats. Tests shorten it; a person rarely needs to.
@@ -185,6 +194,7 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 		stopTracing()
 		return nil, func() {}, err
 	}
+	announceRebuilt(e, eng)
 	return eng, func() { closeProviders(); stopTracing() }, nil
 }
 

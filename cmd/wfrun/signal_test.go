@@ -30,7 +30,7 @@ func buildWfrun(t *testing.T) string {
 func startSlowRun(t *testing.T, bin string) (*exec.Cmd, *bytes.Buffer, <-chan error) {
 	t.Helper()
 	cmd := exec.Command(bin, "testdata/slow.js", "--fake-rules", "testdata/slow.rules.json", "--events", "-")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "WFRUN_RUNS_DIR=" + t.TempDir()} // no OPENAI_* variables
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "WFRUN_RUNS_DIR=" + t.TempDir(), "WFRUN_STATE_DIR=" + t.TempDir()} // no OPENAI_* variables
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	stderr, err := cmd.StderrPipe()

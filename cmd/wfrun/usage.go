@@ -164,9 +164,10 @@ Output:
 
 Runs folder:
   --runs-dir DIR         where runs are kept: a folder per run (request, script,
-                         events, journal, result) and the run ledger ledger.db in
-                         DIR's parent (default $WFRUN_RUNS_DIR, else .wfrun/runs,
-                         so .wfrun/ledger.db). Every agent is journaled before the
+                         events, journal, result) and the run ledger DIR/ledger.db
+                         (default $WFRUN_RUNS_DIR, else .wfrun/runs). The runs'
+                         keys are in $WFRUN_STATE_DIR (else ~/.local/state/wfrun),
+                         never in DIR. Every agent is journaled before the
                          script sees it; resume, retry and continue replay them.
                          resume takes --args; resume, retry and continue take the
                          provider and limit flags, which override the saved request

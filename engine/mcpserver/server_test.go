@@ -21,7 +21,7 @@ import (
 
 func TestMain(m *testing.M) {
 	engine.Init() // isolated runs and sandboxed tools re-execute this test binary
-	leaktest.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m, leaktest.StateDir())
 }
 
 const slowRules = `{"rules":[{"match":"^slow","delayMs":30000}]}`

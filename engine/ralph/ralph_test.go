@@ -20,7 +20,7 @@ import (
 
 func TestMain(m *testing.M) {
 	engine.Init() // isolated runs re-execute this test binary
-	leaktest.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m, leaktest.StateDir())
 }
 
 // rounds builds fake rules answering round n with handoffs[n-1].
