@@ -363,3 +363,35 @@ func TestDurable_InfoAndRunsReadTheLedgerAfterARestart(t *testing.T) {
 		t.Fatal("another owner lists the run")
 	}
 }
+
+// A run that ends with an error has one status word wherever it is read:
+// the registry's while the process lives, the ledger's after a restart,
+// and the ledger's own row all say "failed" (docs/tool.md, workflow_status).
+func TestDurable_AFailedRunIsFailedInTheRegistryAndTheLedgerAlike(t *testing.T) {
+	runs := t.TempDir()
+	first, err := engine.New(engine.Config{RunsDir: runs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := "export const meta = { name: 'boom', description: 'throws' }\nthrow new Error('broke')"
+	res := first.Run(context.Background(), engine.WorkflowStartRequest{Script: boom, Parent: "mcp"})
+	if res.StopReason != engine.StopError {
+		t.Fatalf("result %+v", res)
+	}
+	live, ok := first.Info("mcp", res.RunID)
+	if !ok || live.Status != engine.RunFailed || string(live.Status) != "failed" {
+		t.Fatalf("the live registry says %q (%v)", live.Status, ok)
+	}
+	row, err := first.Ledger().Get(res.RunID)
+	if err != nil || string(row.Status) != string(live.Status) {
+		t.Fatalf("the ledger row says %q, the registry %q (%v)", row.Status, live.Status, err)
+	}
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eng := newEngine(t, engine.Config{RunsDir: runs})
+	kept, ok := eng.Info("mcp", res.RunID)
+	if !ok || kept.Status != live.Status || kept.ErrorCode != res.ErrorCode {
+		t.Fatalf("after a restart: %+v, %v", kept, ok)
+	}
+}
