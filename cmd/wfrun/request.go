@@ -147,7 +147,7 @@ func readRequest(in *invocation, o *options, stdin *stdinGuard) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in.req); err != nil {
 		return precheck(engine.CodeInvalidRequest,
-			"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, model, concurrency, timeoutMs, agentTimeoutMs, budgetTokens, maxMemoryBytes",
+			"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, model, concurrency, timeoutMs, agentTimeoutMs, budgetTokens, maxMemoryBytes, maxRunFolderBytes",
 			o.request, err)
 	}
 	return nil
@@ -232,6 +232,9 @@ func applyRequestFlags(in *invocation, o *options, _ *stdinGuard) error {
 	}
 	if o.maxMemoryN > 0 {
 		in.req.MaxMemoryBytes = o.maxMemoryN
+	}
+	if o.maxRunFolderN > 0 {
+		in.req.MaxRunFolderBytes = o.maxRunFolderN
 	}
 	if o.isolate != "" {
 		in.req.Isolate = engine.Isolation(o.isolate)

@@ -29,6 +29,7 @@ func loadToolInvocation(o *options, e env) (*invocation, error) {
 		cfg.Concurrency = req.Concurrency
 		cfg.BudgetTokens = req.BudgetTokens
 		cfg.MaxMemory = req.MaxMemoryBytes
+		cfg.MaxRunFolder = req.MaxRunFolderBytes
 		cfg.Isolate = req.Isolate
 		cfg.RunTimeout = time.Duration(req.TimeoutMs) * time.Millisecond
 		cfg.AgentTimeout = time.Duration(req.AgentTimeoutMs) * time.Millisecond

@@ -88,9 +88,18 @@ func parse(path string, data []byte) (entries []runtime.JournalEntry, good int, 
 type File struct {
 	prior []runtime.JournalEntry
 
-	mu  sync.Mutex
-	f   *os.File
-	buf bytes.Buffer
+	mu     sync.Mutex
+	f      *os.File
+	buf    bytes.Buffer
+	budget *Budget
+}
+
+// SetBudget makes every later Record take its line from b, and fail,
+// writing nothing, when b refuses it.
+func (j *File) SetBudget(b *Budget) {
+	j.mu.Lock()
+	j.budget = b
+	j.mu.Unlock()
 }
 
 // Open opens (or creates) the journal at path for appending, first cutting
@@ -139,7 +148,8 @@ func Open(path string, prior []runtime.JournalEntry) (*File, error) {
 func (j *File) Prior() []runtime.JournalEntry { return j.prior }
 
 // Record appends e as one line and fsyncs the file: when it returns nil,
-// the entry survives a crash.
+// the entry survives a crash. A line the budget (SetBudget) refuses is
+// not written, and the error wraps ErrFolderFull.
 func (j *File) Record(e runtime.JournalEntry) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -151,6 +161,9 @@ func (j *File) Record(e runtime.JournalEntry) error {
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(line{V: Version, JournalEntry: e}); err != nil {
 		return fmt.Errorf("cannot encode agent %d for the journal: %w", e.Seq, err)
+	}
+	if err := j.budget.take(j.buf.Len(), JournalFile); err != nil {
+		return err
 	}
 	if _, err := j.f.Write(j.buf.Bytes()); err != nil {
 		return err
