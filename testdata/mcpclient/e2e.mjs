@@ -195,6 +195,8 @@ async function survivesGarbage(client, transport) {
   client.onerror = (err) => errors.push(String(err))
   const before = await client.callTool({ name: 'workflow_list', arguments: {} })
   check(!before.isError, 'a call before the garbage', before)
+  // The SDK's StdioClientTransport keeps the child in _process (pinned
+  // by package-lock.json); it has no public way to write a raw line.
   const stdin = transport._process?.stdin
   check(stdin, "the transport gives the server's stdin", typeof stdin)
   stdin.write('this line is not JSON\n')
