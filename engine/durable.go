@@ -14,6 +14,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine/journal"
 	"github.com/wfrun/wfrun/engine/ledger"
+	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/runtime"
 )
@@ -219,6 +220,12 @@ func overlay(old, req WorkflowStartRequest) WorkflowStartRequest {
 	if req.Concurrency != 0 {
 		out.Concurrency = req.Concurrency
 	}
+	if req.MaxMemoryBytes != 0 {
+		out.MaxMemoryBytes = req.MaxMemoryBytes
+	}
+	if req.MaxRunFolderBytes != 0 {
+		out.MaxRunFolderBytes = req.MaxRunFolderBytes
+	}
 	out.Background, out.OnEvent = req.Background, req.OnEvent
 	return out
 }
@@ -261,12 +268,16 @@ type store struct {
 
 	stop     chan struct{} // closed when the run has settled
 	beatDone chan struct{} // closed when the heartbeat has returned; nil until it starts
+
+	budget  *journal.Budget         // of the folder's event log and journal
+	end     context.CancelCauseFunc // ends the run; set before it starts
+	endOnce sync.Once               // the budget ends the run once
 }
 
 // openStore creates (or, continuing in place, reopens) the run's folder,
 // writes its request, opens its journal and event log, and records it in
 // the ledger. A failure is a pre-check error: nothing has run.
-func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, plan startPlan) (*store, error) {
+func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, plan startPlan, budget int64) (*store, error) {
 	fail := func(err error) (*store, error) {
 		return nil, wferr.Wrap(wferr.ResourceLimit, err, "run %s cannot keep its folder in %s: %v; make the runs folder writable (--runs-dir)", id, e.cfg.RunsDir, err)
 	}
@@ -323,10 +334,14 @@ func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, pla
 		lock.Release()
 		return fail(err)
 	}
+	// A run continued in its own folder has taken part of the budget already.
+	b := journal.NewBudget(budget, folder.Appended())
+	file.SetBudget(b)
+	events.SetBudget(b)
 	s := &store{e: e, id: id, folder: folder, lock: lock, file: file, events: events,
 		row:      ledger.Run{ID: id, ParentRun: plan.parentRun, Owner: req.Parent, Name: name, Dir: folder.Dir()},
 		children: map[int]*ledger.Child{}, dirty: map[int]bool{},
-		stop: make(chan struct{})}
+		stop: make(chan struct{}), budget: b}
 	if err := e.ledger.Begin(s.row); err != nil {
 		file.Close()
 		events.Close()
@@ -343,6 +358,9 @@ func (s *store) Prior() []runtime.JournalEntry { return s.file.Prior() }
 // and the child's snapshot is updated for the next heartbeat.
 func (s *store) Record(en runtime.JournalEntry) error {
 	if err := s.file.Record(en); err != nil {
+		if errors.Is(err, journal.ErrFolderFull) {
+			return s.folderFull(err)
+		}
 		return err
 	}
 	var key struct {
@@ -381,6 +399,9 @@ func (s *store) childLocked(seq int, agentID string) *ledger.Child {
 // it only writes a line and updates memory; the heartbeat writes the ledger.
 func (s *store) observe(ev Event) {
 	s.events.Write(ev)
+	if err := s.budget.Spent(); err != nil && ev.Type != EventRunEnd {
+		s.folderFull(err)
+	}
 	if ev.Type != EventAgentStart && ev.Type != EventAgentEnd {
 		return
 	}
@@ -397,6 +418,26 @@ func (s *store) observe(ev Event) {
 			c.Metadata = json.RawMessage(fmt.Sprintf(`{"durationMs":%d}`, *ev.DurationMs))
 		}
 	}
+}
+
+// folderFull ends the run, once, because its folder's budget refused a
+// line (err), and returns the run's error: RESOURCE_LIMIT, naming the
+// budget and how to raise it.
+func (s *store) folderFull(err error) error {
+	detail := err.Error()
+	var full *journal.FolderFullError
+	if errors.As(err, &full) {
+		detail = full.Detail()
+	}
+	werr := wferr.Wrap(wferr.ResourceLimit, err,
+		"the run stopped at its folder's size budget of %s for %s and %s (--max-run-folder, maxRunFolderBytes): %s; pass less text to and from agents, or resume the run (wfrun resume %s) with a larger --max-run-folder",
+		human.Bytes(s.budget.Limit()), journal.EventsFile, journal.JournalFile, detail, s.id)
+	s.endOnce.Do(func() {
+		if s.end != nil {
+			s.end(werr)
+		}
+	})
+	return werr
 }
 
 // takeDirty returns copies of the children changed since the last call.

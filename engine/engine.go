@@ -28,6 +28,7 @@ const (
 	DefaultRunTimeout   = time.Hour
 	DefaultCancelGrace  = runtime.DefaultCancelGrace
 	DefaultScriptCache  = 256
+	DefaultMaxRunFolder = 256 << 20 // bytes of a run folder's events and journal
 	maxParentLength     = 256
 	maxArgsBytes        = 8 << 20
 	maxMetaRequestBytes = 64 << 10
@@ -132,6 +133,13 @@ type Config struct {
 	// ($WFRUN_STATE_DIR, $XDG_STATE_HOME/wfrun, ~/.local/state/wfrun).
 	// Unused without RunsDir.
 	StateDir string
+	// MaxRunFolder is the size budget of a durable run's folder in bytes:
+	// the most its event log and journal may hold together, and the most a
+	// request may ask for (requests may lower it). A line that would pass it
+	// is not written and the run ends with RESOURCE_LIMIT; what was written
+	// stays whole, so the run can be resumed with a larger budget. 0 means
+	// DefaultMaxRunFolder (256 MiB). Unused without RunsDir.
+	MaxRunFolder int64
 	// Heartbeat is how often a live run renews its lease in the ledger and
 	// saves its children's snapshots; 0 means 2 s. The lease is ten beats:
 	// a run whose process has been gone that long is abandoned.
@@ -258,7 +266,7 @@ func (e *Engine) start(ctx context.Context, req WorkflowStartRequest, plan start
 	}
 	var st *store
 	if e.durable() {
-		if st, err = e.openStore(r.id, req, p.meta.Name, plan); err != nil {
+		if st, err = e.openStore(r.id, req, p.meta.Name, plan, p.folder); err != nil {
 			e.unregister(r.id)
 			return nil, err
 		}
@@ -285,6 +293,9 @@ func (e *Engine) start(ctx context.Context, req WorkflowStartRequest, plan start
 	// moment it is in e.runs.
 	runCtx, cancel := context.WithCancelCause(ctx)
 	r.cancel = cancel
+	if st != nil {
+		st.end = cancel
+	}
 
 	e.mu.Lock()
 	if e.closed {

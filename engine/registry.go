@@ -39,15 +39,28 @@ const (
 // RunStatus is where a run is in its life.
 type RunStatus string
 
-// The run statuses: running, then the run's stop reason, or abandoned for
-// a run in the ledger whose process died without settling it.
+// The run statuses: running, then how the run ended, or abandoned for a
+// run in the ledger whose process died without settling it. They are the
+// run ledger's words (ledger.RunStatus): a run that stopped with
+// stopReason "error" is "failed" here, in workflow_status and in wfrun runs.
 const (
 	RunRunning   RunStatus = "running"
-	RunCompleted RunStatus = RunStatus(StopCompleted)
-	RunCancelled RunStatus = RunStatus(StopCancelled)
-	RunFailed    RunStatus = RunStatus(StopError)
+	RunCompleted RunStatus = "completed"
+	RunCancelled RunStatus = "cancelled"
+	RunFailed    RunStatus = "failed"
 	RunAbandoned RunStatus = "abandoned"
 )
+
+// runStatus is the status of a run that settled with stop reason r.
+func runStatus(r StopReason) RunStatus {
+	switch r {
+	case StopCompleted:
+		return RunCompleted
+	case StopCancelled:
+		return RunCancelled
+	}
+	return RunFailed
+}
 
 // AgentProgress counts a run's children so far.
 //
@@ -212,7 +225,7 @@ func (rec *record) info(now time.Time) RunInfo {
 		ElapsedMs: now.Sub(rec.started).Milliseconds(),
 	}
 	if res, ok := rec.run.Result(); ok {
-		in.Status = RunStatus(res.StopReason)
+		in.Status = runStatus(res.StopReason)
 		in.ErrorCode, in.Error, in.Usage = res.ErrorCode, res.Error, res.Usage
 		in.Agents = progressOf(res.Agents)
 		end := rec.ended

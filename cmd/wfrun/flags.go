@@ -23,6 +23,7 @@ type options struct {
 	timeout, agentTimeout       string
 	budgetTokens                string
 	maxMemory                   string
+	maxRunFolder                string
 	isolate                     string
 	events                      string
 
@@ -61,6 +62,7 @@ type options struct {
 	maxRoundsN               int
 	budgetTokensN            int64
 	maxMemoryN               int64
+	maxRunFolderN            int64
 	timeoutD, agentTimeoutD  time.Duration
 }
 
@@ -193,6 +195,7 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.agentTimeout, "agent-timeout")
 	str(&o.budgetTokens, "budget-tokens")
 	str(&o.maxMemory, "max-memory")
+	str(&o.maxRunFolder, "max-run-folder")
 	str(&o.isolate, "isolate")
 	str(&o.events, "events")
 	str(&o.otlpEndpoint, "otlp-endpoint")
@@ -291,6 +294,9 @@ func (o *options) validate() error {
 	}
 	o.budgetTokensN = int64(n)
 	if o.maxMemoryN, err = byteSize("max-memory", o.maxMemory, "512MiB"); err != nil {
+		return err
+	}
+	if o.maxRunFolderN, err = byteSize("max-run-folder", o.maxRunFolder, "1GiB"); err != nil {
 		return err
 	}
 	switch o.isolate {

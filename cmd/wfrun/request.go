@@ -249,6 +249,9 @@ func applyRequestFlags(in *invocation, o *options, _ *stdinGuard) error {
 	if o.maxMemoryN > 0 {
 		in.req.MaxMemoryBytes = o.maxMemoryN
 	}
+	if o.maxRunFolderN > 0 {
+		in.req.MaxRunFolderBytes = o.maxRunFolderN
+	}
 	if o.isolate != "" {
 		in.req.Isolate = engine.Isolation(o.isolate)
 	}

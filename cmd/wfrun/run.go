@@ -147,10 +147,11 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 		FakeRules:       in.fakeRules,
 		Personas:        in.personas,
 		WorkflowsDir:    in.workflowsDir,
-		// The person at the shell may raise the budget: --max-memory is
-		// also the engine's ceiling.
-		MaxMemory: in.req.MaxMemoryBytes,
-		RunsDir:   in.runsDir,
+		// The person at the shell may raise the budgets: --max-memory and
+		// --max-run-folder are also the engine's ceilings.
+		MaxMemory:    in.req.MaxMemoryBytes,
+		MaxRunFolder: in.req.MaxRunFolderBytes,
+		RunsDir:      in.runsDir,
 	}
 	if n := len(in.personas.Errors()); n > 0 && announce {
 		notice(e, "%d persona %s could not be loaded and %s left out; run wfrun agents to see why",

@@ -146,6 +146,10 @@ Limits:
   --max-memory SIZE      the run's memory budget (default 256MiB; 512MiB, 1GiB, or
                          bytes): builtins that would allocate past it, and a script
                          that grows the heap past it, end the run with RESOURCE_LIMIT
+  --max-run-folder SIZE  the size budget of a kept run's folder, its events.jsonl and
+                         journal.jsonl together (default 256MiB); a run that would
+                         write past it ends with RESOURCE_LIMIT, and can be resumed
+                         with a larger budget
   --isolate MODE         process: run the script in a child process of its own, with an
                          OS memory limit and no file system, so that a script that
                          crashes or exhausts its VM ends only its run (a few ms per

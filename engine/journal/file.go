@@ -179,11 +179,20 @@ type File struct {
 	prior []runtime.JournalEntry
 	key   Key
 
-	mu    sync.Mutex
-	f     *os.File
-	last  []byte // the MAC of the last line: the next chains to it
-	lines int    // lines in the file
-	buf   bytes.Buffer
+	mu     sync.Mutex
+	f      *os.File
+	last   []byte // the MAC of the last line: the next chains to it
+	lines  int    // lines in the file
+	buf    bytes.Buffer
+	budget *Budget
+}
+
+// SetBudget makes every later Record take its line from b, and fail,
+// writing nothing, when b refuses it.
+func (j *File) SetBudget(b *Budget) {
+	j.mu.Lock()
+	j.budget = b
+	j.mu.Unlock()
 }
 
 // OpenJournal opens (or creates) the folder's journal for appending under
@@ -236,7 +245,8 @@ func (f *Folder) OpenJournal(k Key, at Head, prior []runtime.JournalEntry) (*Fil
 func (j *File) Prior() []runtime.JournalEntry { return j.prior }
 
 // Record appends e as one line with its MAC and fsyncs the file: when it
-// returns nil, the entry survives a crash.
+// returns nil, the entry survives a crash. A line the budget (SetBudget)
+// refuses is not written, and the error wraps ErrFolderFull.
 func (j *File) Record(e runtime.JournalEntry) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -250,6 +260,9 @@ func (j *File) Record(e runtime.JournalEntry) error {
 		return fmt.Errorf("cannot encode agent %d for the journal: %w", e.Seq, err)
 	}
 	out, mac := j.key.sealLine(j.last, bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
+	if err := j.budget.take(len(out), JournalFile); err != nil {
+		return err
+	}
 	if _, err := j.f.Write(out); err != nil {
 		return err
 	}

@@ -252,11 +252,21 @@ func (f *Folder) ReadFile(name string) ([]byte, error) {
 // EventLog appends events to a run's events.jsonl. Lines are not fsynced:
 // the journal, not the event log, is what resume relies on. It is safe for
 // concurrent use; the first write error is kept (Err) and later events
-// are dropped.
+// are dropped — all but run.end once a budget was spent (SetBudget).
 type EventLog struct {
-	mu  sync.Mutex
-	f   *os.File
-	err error
+	mu     sync.Mutex
+	f      *os.File
+	err    error
+	budget *Budget
+}
+
+// SetBudget makes every later event take its line from b. The first
+// event b refuses is the log's error, and no later one is written, except
+// the run's run.end: it carries no value, and it says how the run ended.
+func (l *EventLog) SetBudget(b *Budget) {
+	l.mu.Lock()
+	l.budget = b
+	l.mu.Unlock()
 }
 
 // OpenEvents opens the folder's events.jsonl for appending.
@@ -273,13 +283,24 @@ func (l *EventLog) Write(ev runtime.Event) {
 	data, err := json.Marshal(ev)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.err != nil || l.f == nil {
+	last := ev.Type == runtime.EventRunEnd && errors.Is(l.err, ErrFolderFull)
+	if (l.err != nil && !last) || l.f == nil {
 		return
 	}
 	if err == nil {
-		_, err = l.f.Write(append(data, '\n'))
+		data = append(data, '\n')
+		if ev.Type == runtime.EventRunEnd {
+			l.budget.force(len(data))
+		} else {
+			err = l.budget.take(len(data), EventsFile)
+		}
 	}
-	l.err = err
+	if err == nil {
+		_, err = l.f.Write(data)
+	}
+	if l.err == nil {
+		l.err = err
+	}
 }
 
 // Err returns the first error writing the log.

@@ -31,8 +31,10 @@
 // session with an owner of its own closes its children when it ends; with
 // Options.Owner they stay, for the next session.
 //
-// Transports: stdio (Server.Run with mcp.StdioTransport, the default of
-// wfrun mcp), and streamable HTTP (Server.Handler, ServeHTTP). CheckBind
+// Transports: stdio (Server.Run with LineTransport, the default of wfrun
+// mcp, which answers a line that is not a JSON-RPC message with a JSON-RPC
+// error instead of ending the session as the SDK's stdio transport does),
+// and streamable HTTP (Server.Handler, ServeHTTP). CheckBind
 // refuses to serve HTTP on anything but a loopback address without a
 // bearer token; with a token every request must carry it
 // (Authorization: Bearer TOKEN) or gets 401.

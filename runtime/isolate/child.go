@@ -249,6 +249,9 @@ func (j *pipeJournal) Record(e runtime.JournalEntry) error {
 		return errParentGone
 	}
 	if m.Error != nil {
+		if m.Error.Code == wferr.ResourceLimit {
+			return m.Error.err() // the journal said why: runtime keeps its sentence
+		}
 		return errors.New(m.Error.Message)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/internal/eventcheck"
 	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
 	"github.com/wfrun/wfrun/runtime"
@@ -123,14 +124,14 @@ func TestRun_ANativeLoopTheInterruptCannotReachEndsAtTheDeadline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a deadline")
 	}
-	start := time.Now()
+	timer := loadbound.Start(t)
 	out, _ := runIsolated(t, context.Background(), "const a = []; a.length = 2**32 - 1; return [...a].length",
 		func(c *runtime.Config) { c.Timeout = 500 * time.Millisecond; c.CancelGrace = 200 * time.Millisecond })
 	if wferr.CodeOf(out.Err) != wferr.Timeout {
 		t.Fatalf("%v", out.Err)
 	}
-	if el := time.Since(start); el > 15*time.Second {
-		t.Fatalf("took %v", el)
+	if took := timer.Stop(); took.Over(15 * time.Second) {
+		t.Fatalf("took %v", took)
 	}
 }
 

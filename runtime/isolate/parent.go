@@ -260,9 +260,9 @@ func (p *parent) read(r *bufio.Reader, ended chan<- *outcomeMsg) {
 				}
 				return p.cfg.Journal.Record(*m.Entry)
 			})
-			if err != nil {
-				reply.Error = &wireError{Code: wferr.ResourceLimit, Message: err.Error()}
-			}
+			// A journal's own error (a run folder's budget) keeps its code;
+			// the child's runtime makes any other a RESOURCE_LIMIT.
+			reply.Error = toWire(err)
 			_ = p.w.send(reply)
 		case msgEnd:
 			ended <- m.Outcome

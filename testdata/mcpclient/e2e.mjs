@@ -185,11 +185,36 @@ async function subagents(client, label) {
   console.log(`ok ${label}: close a sub-agent`)
 }
 
+// A line on the server's stdin that is not a message (a client's bug, or
+// another writer on the same pipe) is answered with a JSON-RPC error, and
+// the session goes on: the client's next call is answered. The answers
+// have no id (the lines had none), so the client reports them as
+// responses to no request.
+async function survivesGarbage(client, transport) {
+  const errors = []
+  client.onerror = (err) => errors.push(String(err))
+  const before = await client.callTool({ name: 'workflow_list', arguments: {} })
+  check(!before.isError, 'a call before the garbage', before)
+  // The SDK's StdioClientTransport keeps the child in _process (pinned
+  // by package-lock.json); it has no public way to write a raw line.
+  const stdin = transport._process?.stdin
+  check(stdin, "the transport gives the server's stdin", typeof stdin)
+  stdin.write('this line is not JSON\n')
+  stdin.write('{"hello":"world"}\n')
+  await until('the server answers both lines', async () =>
+    errors.some((e) => e.includes('"code":-32700')) && errors.some((e) => e.includes('"code":-32600')))
+  const after = await client.callTool({ name: 'workflow_list', arguments: {} })
+  check(!after.isError && Array.isArray(after.structuredContent?.runs), 'a call after the garbage', after)
+  client.onerror = undefined
+  console.log('ok stdio: garbage lines between two calls are answered and the session goes on')
+}
+
 async function overStdio() {
   const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`, '--runs-dir', `${eventsDir}/runs`], stderr: 'pipe' })
   const client = new Client({ name: 'wfrun-e2e', version: '1.0.0' })
   await client.connect(transport)
   try {
+    await survivesGarbage(client, transport)
     await exercise(client, 'stdio')
   } finally {
     await client.close()
