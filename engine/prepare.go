@@ -92,6 +92,7 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	cfg, limitWarnings := e.limits(req)
 	cfg.Parent, cfg.Script, cfg.Args, cfg.Meta, cfg.Provider = req.Parent, cs.script, req.Args, m, provider
 	cfg.LoadWorkflow = e.workflowLoader()
+	cfg.LoadWorkflowFile = e.workflowFileLoader()
 	warnings = append(warnings, limitWarnings...)
 	// Persona files that loaded only when read line by line: the run's
 	// agents may use them, so the run says so with the file and the line.
