@@ -197,6 +197,9 @@ func (w *workflowIndex) file(path string) (*workflowFile, error) {
 	if err == nil && !st.Mode().IsRegular() {
 		err = fmt.Errorf("%s is not a regular file (a link, a folder or a device); a saved workflow is a .js file", path)
 	}
+	if err == nil && st.Size() > maxWorkflowFile {
+		err = fmt.Errorf("%s is %d bytes, more than the %d a workflow file may have", path, st.Size(), maxWorkflowFile)
+	}
 	if err != nil {
 		delete(w.files, path)
 		return nil, err
@@ -265,30 +268,52 @@ func (f *workflowFile) script(name string) (*sandbox.Script, error) {
 		Message: fmt.Sprintf("workflow(%q): the saved workflow %s does not pass its checks%s: %s", name, filepath.Base(f.path), where, we.Message)}
 }
 
+// maxWorkflowFile is the largest workflow file read: a script may have
+// 512 KiB, and anything much larger is not one.
+const maxWorkflowFile = 1 << 20
+
+// inWorkspace resolves a scriptPath: relative to the workspace, or
+// absolute beneath it. It returns the full path and the path relative to
+// the workspace.
+func (w *workflowIndex) inWorkspace(what, path string) (full, rel string, err error) {
+	if w.workspace == "" {
+		return "", "", wferr.New(wferr.InvalidArgument, "%s: this engine has no workspace to resolve the path in; pass the workflow's name or its script instead (Config.Workspace sets one)", what)
+	}
+	full = path
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(w.workspace, path)
+	}
+	rel, inside := w.beneath(full)
+	if !inside {
+		return "", "", wferr.New(wferr.InvalidArgument, "%s: the path is outside the workspace %s; name a .js file inside it, relative to it", what, w.workspace)
+	}
+	return filepath.Clean(full), rel, nil
+}
+
 // loadFile resolves workflow({scriptPath}): a .js file inside the
 // workspace, named relative to it (or absolute beneath it), read without
 // following any link.
 func (w *workflowIndex) loadFile(path string) (*sandbox.Script, error) {
-	if w.workspace == "" {
-		return nil, wferr.New(wferr.InvalidArgument, "workflow({scriptPath: %q}): this engine has no workspace to resolve the path in; pass the workflow's name or its script instead (Config.Workspace sets one)", path)
-	}
-	full := path
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(w.workspace, path)
-	}
-	if _, inside := w.beneath(full); !inside {
-		return nil, wferr.New(wferr.InvalidArgument, "workflow({scriptPath: %q}): the path is outside the workspace %s; name a .js file inside it, relative to it", path, w.workspace)
+	what := fmt.Sprintf("workflow({scriptPath: %q})", path)
+	full, _, err := w.inWorkspace(what, path)
+	if err != nil {
+		return nil, err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	f, err := w.file(full)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, wferr.New(wferr.InvalidArgument, "workflow({scriptPath: %q}): no such file in the workspace %s; name a .js file relative to it", path, w.workspace)
-		}
-		return nil, wferr.Wrap(wferr.InvalidArgument, err, "workflow({scriptPath: %q}): cannot read it: %v", path, err)
+		return nil, fileError(what, path, w.workspace, err)
 	}
 	return f.script(filepath.Base(path))
+}
+
+// fileError is the error of a workflow file that cannot be read.
+func fileError(what, path, workspace string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return wferr.New(wferr.InvalidArgument, "%s: no such file in the workspace %s; name a .js file relative to it", what, workspace)
+	}
+	return wferr.Wrap(wferr.InvalidArgument, err, "%s: cannot read it: %v", what, err)
 }
 
 // FindSavedWorkflow resolves name in cfg's workflows folders as
@@ -305,6 +330,38 @@ func FindSavedWorkflow(cfg Config, name string) (file, source string, err error)
 		return "", "", err
 	}
 	return s.Name, s.Source, nil
+}
+
+// ReadWorkflowFile reads a workflow script of the workspace for the
+// workflow tool's scriptPath: path is relative to Config.Workspace (or
+// absolute inside it), and is read without following any link. It returns
+// the file's path and its source, unchecked: Start checks it as any
+// script, so that its errors point into the file.
+func (e *Engine) ReadWorkflowFile(path string) (file, source string, err error) {
+	w := e.workflows
+	what := fmt.Sprintf("scriptPath %q", path)
+	if w == nil || w.workspace == "" {
+		return "", "", wferr.New(wferr.InvalidRequest, "%s: this host has no workspace to read it from; pass the script itself, or the name of a saved workflow", what)
+	}
+	full, rel, err := w.inWorkspace(what, path)
+	if err != nil {
+		return "", "", err
+	}
+	st, err := os.Lstat(full)
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (a link, a folder or a device); name the .js file itself", full)
+	}
+	if err == nil && st.Size() > maxWorkflowFile {
+		err = fmt.Errorf("it is %d bytes, more than the %d a workflow file may have", st.Size(), maxWorkflowFile)
+	}
+	var src []byte
+	if err == nil {
+		src, err = nofollow.ReadFile(w.workspace, rel)
+	}
+	if err != nil {
+		return "", "", fileError(what, path, w.workspace, err)
+	}
+	return full, string(src), nil
 }
 
 // SavedWorkflow is one saved workflow the engine can run by name.
