@@ -63,8 +63,10 @@ type workflowIndex struct {
 	dirs []string // searched in order, first match winning
 	// workspace is the real path of Config.Workspace, or "": a file beneath
 	// it is read without following any link, since a child may have
-	// written links there.
-	workspace string
+	// written links there. given is Config.Workspace made absolute, which
+	// the folders of WorkflowSearchDirs start with when a link leads to
+	// the workspace.
+	workspace, given string
 
 	mu    sync.Mutex
 	files map[string]*workflowFile // by path
@@ -86,18 +88,18 @@ func newWorkflowIndex(cfg Config) *workflowIndex {
 		dirs = append(dirs, cfg.WorkflowsDir)
 	}
 	dirs = WorkflowSearchDirs(append(dirs, cfg.WorkflowsDirs...), "", "")
-	ws := ""
+	ws, given := "", ""
 	if cfg.Workspace != "" {
-		if real, err := filepath.EvalSymlinks(cfg.Workspace); err == nil {
+		given, _ = filepath.Abs(cfg.Workspace)
+		ws = given
+		if real, err := filepath.EvalSymlinks(given); err == nil {
 			ws = real
-		} else {
-			ws = filepath.Clean(cfg.Workspace)
 		}
 	}
 	if len(dirs) == 0 && ws == "" {
 		return nil
 	}
-	return &workflowIndex{dirs: dirs, workspace: ws}
+	return &workflowIndex{dirs: dirs, workspace: ws, given: given}
 }
 
 // workflowLoader resolves workflow(name) in the workflows folders, in
@@ -242,11 +244,13 @@ func (w *workflowIndex) beneath(path string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	rel, err := filepath.Rel(w.workspace, abs)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", false
+	for _, root := range []string{w.workspace, w.given} {
+		rel, err := filepath.Rel(root, abs)
+		if err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return rel, true
+		}
 	}
-	return rel, true
+	return "", false
 }
 
 // script returns f's compiled script, or its pre-check error as the error

@@ -145,3 +145,30 @@ func TestWorkflowScriptPathReadsAFileOfTheWorkspaceAndNothingOutsideIt(t *testin
 func jsString(s string) string {
 	return "'" + strings.ReplaceAll(s, `'`, `\'`) + "'"
 }
+
+// TestAWorkspaceReachedThroughALinkStillReadsItsFilesWithoutFollowingLinks
+// names the workspace by a link to it, as a shell's current folder may be:
+// a saved workflow that is itself a link out of the workspace is still
+// refused.
+func TestAWorkspaceReachedThroughALinkStillReadsItsFilesWithoutFollowingLinks(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	real := filepath.Join(root, "real")
+	save(t, real, ".claude/workflows/good.js", savedScript("good", "'good'"))
+	secret := save(t, outside, "evil.js", savedScript("evil", "'leaked'"))
+	if err := os.Symlink(secret, filepath.Join(real, ".claude", "workflows", "evil.js")); err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(root, "link")
+	if err := os.Symlink(real, ws); err != nil {
+		t.Fatal(err)
+	}
+	eng := newEngine(t, engine.Config{WorkflowsDirs: engine.WorkflowSearchDirs(nil, ws, ""), Workspace: ws})
+	res, _ := start(t, eng, engine.WorkflowStartRequest{Script: "export const meta = {name:'outer', description:'d'}\nreturn await workflow('good')"})
+	if string(res.Value) != `"good"` {
+		t.Fatalf("%+v %s", res, res.Value)
+	}
+	res, _ = start(t, eng, engine.WorkflowStartRequest{Script: "export const meta = {name:'outer', description:'d'}\nreturn await workflow('evil')"})
+	if res.ErrorCode != engine.CodeInvalidArgument || strings.Contains(string(res.Value), "leaked") {
+		t.Fatalf("a link out of the workspace was followed: %+v %s", res, res.Value)
+	}
+}
