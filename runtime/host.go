@@ -224,9 +224,9 @@ func (r *run) workflowFunc(depth int) func(goja.FunctionCall) goja.Value {
 
 // resolveWorkflow reads workflow()'s arguments — workflow(name, args?) or
 // Claude Code's workflow({scriptPath | name, args?}, args?), scriptPath
-// winning over name — and loads the saved script. It returns the script,
-// the nested script's own copy of args (as a
-// fresh run would get), or the fatal error's value. Loop goroutine.
+// winning over name — and loads the saved script. It returns the script
+// and the nested script's own copy of args (as a fresh run would get), or
+// the fatal error's value. Loop goroutine.
 func (r *run) resolveWorkflow(call goja.FunctionCall) (*sandbox.Script, goja.Value, goja.Value) {
 	first := call.Argument(0)
 	argsVal := call.Argument(1)
@@ -237,28 +237,28 @@ func (r *run) resolveWorkflow(call goja.FunctionCall) (*sandbox.Script, goja.Val
 	case isObject(first) && !isArray(first.(*goja.Object)):
 		o := first.ToObject(r.vm)
 		for _, k := range o.Keys() {
-			if goja.IsUndefined(o.Get(k)) {
+			v := o.Get(k) // once: a getter is called once
+			if v == nil || goja.IsUndefined(v) {
 				continue
 			}
 			switch k {
 			case "name", "scriptPath":
-				if v := o.Get(k); !isString(v) || v.String() == "" {
+				if !isString(v) || v.String() == "" {
 					return nil, nil, r.fatalf(wferr.InvalidArgument, "workflow({%s}) needs a non-empty string, got %s", k, describe(v))
+				}
+				if k == "name" {
+					name = v.String()
+				} else {
+					path = v.String()
 				}
 			case "args":
 				if !goja.IsUndefined(argsVal) {
 					return nil, nil, r.fatalf(wferr.InvalidArgument, "workflow() got args twice, in the object and as its second argument: pass them once")
 				}
-				argsVal = o.Get(k)
+				argsVal = v
 			default:
 				return nil, nil, r.fatalf(wferr.InvalidArgument, "workflow() does not take %q: the object form takes scriptPath (a .js file in the workspace) or name (a saved workflow), and args", k)
 			}
-		}
-		if v := o.Get("name"); v != nil && !goja.IsUndefined(v) {
-			name = v.String()
-		}
-		if v := o.Get("scriptPath"); v != nil && !goja.IsUndefined(v) {
-			path = v.String()
 		}
 		if name == "" && path == "" {
 			return nil, nil, r.fatalf(wferr.InvalidArgument, "workflow({…}) needs scriptPath (a .js file in the workspace) or name (a saved workflow)")
