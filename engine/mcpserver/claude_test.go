@@ -61,7 +61,7 @@ func TestServer_TheWorkflowToolRunsASavedWorkflowByName(t *testing.T) {
 		if tl.Name != "workflow" {
 			continue
 		}
-		i, j := strings.Index(tl.Description, "- reviewer: Reviews code"), strings.Index(tl.Description, "SAVED WORKFLOWS")
+		i, j := strings.Index(tl.Description, "- reviewer: Reviews code"), strings.LastIndex(tl.Description, "SAVED WORKFLOWS")
 		if i < 0 || j < i || !strings.HasSuffix(tl.Description, "- review-launcher: Launches a review of one PR\n") {
 			t.Errorf("the description does not end with the saved workflows:\n%s", tl.Description[max(0, len(tl.Description)-400):])
 		}

@@ -151,7 +151,7 @@ func TestDescription_EndsWithTheSavedWorkflowsWithinItsBudget(t *testing.T) {
 	if n := utf8.RuneCountInString(desc); n > tool.MaxDescriptionChars {
 		t.Errorf("the description is %d characters; the budget is %d", n, tool.MaxDescriptionChars)
 	}
-	i, j := strings.Index(desc, "SUB-AGENT PERSONAS"), strings.Index(desc, "SAVED WORKFLOWS")
+	i, j := strings.Index(desc, "SUB-AGENT PERSONAS"), strings.LastIndex(desc, "SAVED WORKFLOWS")
 	if i < 0 || j < i || !strings.Contains(desc[j:], "flow-00") || !strings.Contains(desc[j:], "flow-39") {
 		t.Errorf("the saved workflows do not end the description:\n%s", desc[max(0, i):])
 	}
@@ -159,6 +159,10 @@ func TestDescription_EndsWithTheSavedWorkflowsWithinItsBudget(t *testing.T) {
 	few, _ := newSet(t, "", tool.Options{Personas: []tool.Persona{{Name: "reviewer", Description: "Reviews code"}},
 		SavedWorkflows: []tool.SavedWorkflow{{Name: "review-launcher", Description: "Launches a review"}, {Name: "pr-iterate", Description: "Iterates on a PR"}}})
 	wf, _ = few.Tool(tool.Workflow)
+	// Claude Code shows the first EssentialChars: the names are there.
+	if head := string([]rune(wf.Definition().Description)[:tool.EssentialChars]); !strings.Contains(head, "SAVED WORKFLOWS (name; described at the end): review-launcher, pr-iterate\n") {
+		t.Errorf("the saved workflows are not named within the first %d characters", tool.EssentialChars)
+	}
 	if desc := wf.Definition().Description; !strings.HasSuffix(desc, "- reviewer: Reviews code\n\nSAVED WORKFLOWS (run one with the name parameter, or with workflow(name) in a script)\n- review-launcher: Launches a review\n- pr-iterate: Iterates on a PR\n") {
 		t.Errorf("the description does not end with the saved workflows and their descriptions:\n%s", desc[len(desc)-600:])
 	}
