@@ -162,7 +162,7 @@ func (w *workflowIndex) load(name string) (*sandbox.Script, error) {
 // scan returns the checked .js files of dir, in name order, and forgets
 // the files of dir that are gone. The caller holds w.mu.
 func (w *workflowIndex) scan(dir string) []*workflowFile {
-	entries, err := os.ReadDir(dir)
+	entries, err := w.readDir(dir)
 	if err != nil {
 		entries = nil
 	}
@@ -184,6 +184,37 @@ func (w *workflowIndex) scan(dir string) []*workflowFile {
 		}
 	}
 	return out
+}
+
+// readDir lists dir in name order. A folder beneath the workspace is
+// opened without following any link, so that a link or a named pipe a
+// child put there can neither lead the lookup out of the workspace nor
+// block it.
+func (w *workflowIndex) readDir(dir string) ([]fs.DirEntry, error) {
+	var entries []fs.DirEntry
+	if rel, inside := w.beneath(dir); inside {
+		f, err := nofollow.OpenDir(w.workspace, rel)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if entries, err = f.ReadDir(-1); err != nil {
+			return nil, err
+		}
+	} else {
+		st, err := os.Stat(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%s is not a folder", dir)
+		}
+		if entries, err = os.ReadDir(dir); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, nil
 }
 
 // file returns the checked script at path, checking it again only when the
@@ -418,9 +449,8 @@ func (w *workflowIndex) list() SavedWorkflows {
 	defer w.mu.Unlock()
 	seen := map[string]bool{}
 	for _, dir := range w.dirs {
-		st, err := os.Stat(dir)
-		out.Dirs = append(out.Dirs, WorkflowDir{Path: dir, Found: err == nil && st.IsDir()})
-		entries, _ := os.ReadDir(dir)
+		entries, err := w.readDir(dir)
+		out.Dirs = append(out.Dirs, WorkflowDir{Path: dir, Found: err == nil})
 		for _, ent := range entries {
 			if ent.IsDir() || !strings.HasSuffix(ent.Name(), ".js") {
 				continue

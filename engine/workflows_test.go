@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/wfrun/wfrun/engine"
@@ -170,5 +171,34 @@ func TestAWorkspaceReachedThroughALinkStillReadsItsFilesWithoutFollowingLinks(t 
 	res, _ = start(t, eng, engine.WorkflowStartRequest{Script: "export const meta = {name:'outer', description:'d'}\nreturn await workflow('evil')"})
 	if res.ErrorCode != engine.CodeInvalidArgument || strings.Contains(string(res.Value), "leaked") {
 		t.Fatalf("a link out of the workspace was followed: %+v %s", res, res.Value)
+	}
+}
+
+// TestAPlantedNamedPipeOrLinkForTheWorkflowsFolderNeitherBlocksNorLeads
+// puts a named pipe where .claude/workflows should be, and a link to a
+// folder outside the workspace where .wfrun/workflows should be: a lookup
+// ends (with the name not found) and reads nothing outside.
+func TestAPlantedNamedPipeOrLinkForTheWorkflowsFolderNeitherBlocksNorLeads(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	save(t, outside, "evil.js", savedScript("evil", "'leaked'"))
+	if err := os.MkdirAll(filepath.Join(ws, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(ws, ".claude", "workflows"), 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, ".wfrun"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, ".wfrun", "workflows")); err != nil {
+		t.Fatal(err)
+	}
+	eng := newEngine(t, engine.Config{WorkflowsDirs: engine.WorkflowSearchDirs(nil, ws, ""), Workspace: ws})
+	res, _ := start(t, eng, engine.WorkflowStartRequest{Script: "export const meta = {name:'outer', description:'d'}\nreturn await workflow('evil')"})
+	if res.ErrorCode != engine.CodeInvalidArgument || strings.Contains(string(res.Value), "leaked") {
+		t.Fatalf("%+v %s", res, res.Value)
+	}
+	if list := eng.SavedWorkflows(); len(list.Workflows) != 0 || list.Dirs[0].Found || list.Dirs[1].Found {
+		t.Fatalf("listed %+v", list)
 	}
 }
