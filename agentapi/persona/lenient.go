@@ -147,12 +147,18 @@ func shiftLines(v *yaml.Node, start int) {
 	}
 }
 
+// blockIndicator matches the header of a YAML block scalar (|, >-, |2 …).
+var blockIndicator = regexp.MustCompile(`^[|>][-+0-9]*$`)
+
 // textValue is a field's value as written: the rest of its key's line and
 // every continuation line, each trimmed, one per line; quotes around the
 // whole value are taken off.
 func textValue(seg []string, start int) *yaml.Node {
-	first := seg[0][strings.IndexByte(seg[0], ':')+1:]
-	parts := []string{strings.TrimSpace(first)}
+	first := strings.TrimSpace(seg[0][strings.IndexByte(seg[0], ':')+1:])
+	if blockIndicator.MatchString(first) {
+		first = "" // description: | whose lines are not all indented
+	}
+	parts := []string{first}
 	for _, l := range seg[1:] {
 		parts = append(parts, strings.TrimSpace(l))
 	}
