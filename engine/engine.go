@@ -94,8 +94,20 @@ type Config struct {
 	// 256 MiB. See docs/script-api.md, "Limits".
 	MaxMemory int64
 
-	// WorkflowsDir is where workflow(name) finds saved workflows; "" disables it.
+	// WorkflowsDirs are the folders workflow(name) finds saved workflows
+	// in, searched in order, first match winning. Build the list with
+	// WorkflowSearchDirs(explicit, workspace, home), which puts a Claude
+	// Code project's WORKSPACE/.claude/workflows in it; nil (with
+	// WorkflowsDir "") leaves workflow(name) unavailable.
+	WorkflowsDirs []string
+	// WorkflowsDir is one folder searched before WorkflowsDirs; kept for
+	// the programs that set it before WorkflowsDirs existed.
 	WorkflowsDir string
+	// Workspace is the folder workflow({scriptPath}) and the workflow
+	// tool's scriptPath resolve in; files beneath it (scriptPath, and the
+	// workflows folders inside it) are read without following any link,
+	// since children may write there. "" leaves scriptPath unavailable.
+	Workspace string
 
 	// Events, if set, receives every event of every run. It is called from
 	// several goroutines (one call at a time per run) and must not block
@@ -152,7 +164,7 @@ type Engine struct {
 	cfg       Config
 	providers agentapi.Registry
 	cache     scriptCache
-	workflows *workflowIndex // nil without Config.WorkflowsDir
+	workflows *workflowIndex // nil without workflows folders or a workspace
 	registry  registry       // every run by owner, until dropped (registry.go)
 	ledger    *ledger.Ledger // nil without Config.RunsDir (durable.go)
 	stateDir  string         // where the run keys are; "" without Config.RunsDir
@@ -185,9 +197,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, runs: make(map[string]*Run), loops: newRunners()}
 	e.cache.limit = cfg.ScriptCache
-	if cfg.WorkflowsDir != "" {
-		e.workflows = &workflowIndex{dir: cfg.WorkflowsDir}
-	}
+	e.workflows = newWorkflowIndex(cfg)
 	hasFake := false
 	for _, p := range cfg.Providers {
 		if p == nil {

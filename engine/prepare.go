@@ -93,8 +93,14 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	cfg, limitWarnings := e.limits(req)
 	cfg.Parent, cfg.Script, cfg.Args, cfg.Meta, cfg.Provider = req.Parent, cs.script, req.Args, m, provider
 	cfg.LoadWorkflow = e.workflowLoader()
+	cfg.LoadWorkflowFile = e.workflowFileLoader()
 	folder, folderWarnings := e.folderBudget(req)
 	warnings = append(append(warnings, limitWarnings...), folderWarnings...)
+	// Persona files that loaded only when read line by line: the run's
+	// agents may use them, so the run says so with the file and the line.
+	for _, w := range e.cfg.Personas.Warnings() {
+		warnings = append(warnings, "persona "+w.Error())
+	}
 	return &prepared{script: cs.script, meta: m, warnings: warnings, provider: provider, cfg: cfg, isolate: iso, folder: folder}, nil
 }
 

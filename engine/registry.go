@@ -101,6 +101,9 @@ type RunInfo struct {
 	// ErrorCode and Error are set when the run ended other than completed.
 	ErrorCode ErrorCode `json:"errorCode,omitempty"`
 	Error     string    `json:"error,omitempty"`
+	// Logs are the last lines the script logged (log(), console.*), oldest
+	// first: at most MaxLogLines lines and MaxLogBytes bytes.
+	Logs []string `json:"logs,omitempty"`
 }
 
 // registry holds the records of an engine's runs. The zero value is ready
@@ -125,6 +128,7 @@ type record struct {
 
 	mu       sync.Mutex
 	phase    string
+	logs     LogTail
 	agents   AgentProgress
 	usage    agentapi.Usage
 	ended    time.Time // zero while running
@@ -189,6 +193,8 @@ func (rec *record) observe(ev Event) {
 	switch ev.Type {
 	case EventPhase:
 		rec.phase = ev.Title
+	case EventLog:
+		rec.logs.Add(ev.Message)
 	case EventAgentStart:
 		rec.agents.Running++
 	case EventAgentEnd:
@@ -222,7 +228,7 @@ func (rec *record) info(now time.Time) RunInfo {
 	in := RunInfo{
 		RunID: rec.run.id, Owner: rec.owner, Meta: rec.run.meta, Status: RunRunning, Background: rec.background,
 		Phase: rec.phase, Agents: rec.agents, Usage: rec.usage, StartedAt: rec.started,
-		ElapsedMs: now.Sub(rec.started).Milliseconds(),
+		ElapsedMs: now.Sub(rec.started).Milliseconds(), Logs: rec.logs.Lines(),
 	}
 	if res, ok := rec.run.Result(); ok {
 		in.Status = runStatus(res.StopReason)

@@ -18,7 +18,8 @@ type options struct {
 
 	args, meta, request, parent string
 	provider, model             string
-	fakeRules, workflowsDir     string
+	fakeRules                   string
+	workflowsDirs               stringList // --workflows-dir, repeatable
 	maxAgents, concurrency      string
 	timeout, agentTimeout       string
 	budgetTokens                string
@@ -188,7 +189,7 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.provider, "provider")
 	str(&o.model, "model")
 	str(&o.fakeRules, "fake-rules")
-	str(&o.workflowsDir, "workflows-dir")
+	fs.Var(&o.workflowsDirs, "workflows-dir", "")
 	str(&o.maxAgents, "max-agents")
 	str(&o.concurrency, "concurrency")
 	str(&o.timeout, "timeout")
@@ -329,6 +330,11 @@ func (o *options) validate() error {
 			return fmt.Errorf("--agents-dir is empty; give it a folder or leave it out")
 		}
 	}
+	for _, d := range o.workflowsDirs {
+		if strings.TrimSpace(d) == "" {
+			return fmt.Errorf("--workflows-dir is empty; give it a folder or leave it out")
+		}
+	}
 	return nil
 }
 
@@ -344,7 +350,7 @@ func (o *options) value(name string) string {
 	case "fake-rules":
 		return o.fakeRules
 	case "workflows-dir":
-		return o.workflowsDir
+		return strings.Join(o.workflowsDirs, ",")
 	case "request":
 		return o.request
 	case "events":

@@ -19,7 +19,8 @@ import (
 // writes garbage lines to the server's stdin between two calls and sees
 // them answered and the session go on; on both it lists the
 // tools, calls workflow, gets a script error as isError naming the line,
-// receives progress notifications, aborts a call (and sees the run
+// receives progress notifications, sees a script's log lines in the
+// progress and at the end of the result, runs a saved workflow by name, aborts a call (and sees the run
 // cancelled in workflow_list), starts, waits for and cancels a background
 // run, and drives two continuable sub-agents: a follow-up sent during a
 // turn, an interrupt, a later send that wakes the interrupted one, the

@@ -146,13 +146,13 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 		DefaultProvider: def,
 		FakeRules:       in.fakeRules,
 		Personas:        in.personas,
-		WorkflowsDir:    in.workflowsDir,
 		// The person at the shell may raise the budgets: --max-memory and
 		// --max-run-folder are also the engine's ceilings.
 		MaxMemory:    in.req.MaxMemoryBytes,
 		MaxRunFolder: in.req.MaxRunFolderBytes,
 		RunsDir:      in.runsDir,
 	}
+	workflowsConfig(&cfg, in, e)
 	if n := len(in.personas.Errors()); n > 0 && announce {
 		notice(e, "%d persona %s could not be loaded and %s left out; run wfrun agents to see why",
 			n, human.Noun(n, "file", "files"), human.Noun(n, "is", "are"))

@@ -14,8 +14,9 @@
 // versions that have sessions (up to 2025-11-25).
 //
 // During a foreground call that carries a progress token the server sends
-// MCP progress notifications (phase, agents done/started, tokens), with a
-// progress value that grows by one per notification. Cancelling the call
+// MCP progress notifications (phase, agents done/started, tokens, the
+// latest log line), with a progress value that grows by one per
+// notification. Cancelling the call
 // (notifications/cancelled, or the client going away) cancels the call's
 // context, which cancels the run and its sub-agents. Every finished run's
 // full result is the resource wfrun://runs/<runId>/result (a resource

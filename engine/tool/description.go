@@ -56,7 +56,7 @@ return { approved: cast.filter(v => v.approve).length * 2 > cast.length, votes: 
 ` + "```" + `
 
 RESULT
-Parameters: script (required), meta, args, maxTotalAgents, budgetTokens, timeoutMs, background, resumeFromRunId. You get the line workflow "NAME" completed (N agents, T tokens, D s), then the value as JSON; a long value is cut, with a notice naming the resource that holds it whole. A run that did not complete is an error naming its code, sentence and line, never partial output; where the host keeps runs, call again with resumeFromRunId and the fixed script, and the agents that had finished answer from the journal for free. background: true returns {runId} at once; workflow_wait, workflow_status and workflow_cancel follow it.
+Parameters: one of script, scriptPath (a .js file of the workspace) or name (a saved workflow); scriptPath wins over script, script over name. Then meta, args, maxTotalAgents, budgetTokens, timeoutMs, background, resumeFromRunId. To iterate, write the script to a file of the workspace and pass scriptPath: edit the file and call workflow again with the same scriptPath. You get the line workflow "NAME" completed (N agents, T tokens, D s), the script's file, then the value as JSON; a long value is cut, with a notice naming the resource that holds it whole. The run's last log lines end the result. A run that did not complete is an error naming its code, sentence and line, never partial output; where the host keeps runs, call again with resumeFromRunId and the fixed script, and the agents that had finished answer from the journal for free. background: true returns {runId} at once; workflow_wait, workflow_status and workflow_cancel follow it.
 `
 
 // workflowDetails follows the essentials and the persona names: the
@@ -67,7 +67,7 @@ agent() options: label (or description), phase, schema, model, effort (low, medi
 Object form: agent({prompt, ...opts}) never resolves to null but to {result, status, agentId, label, usage, error?, failure?}: status is 'completed', 'failed', 'timed_out' or 'cancelled'; result is null unless completed; usage is {inputTokens, outputTokens, costUSD}; error is a sentence for a person, failure the kind: upstream_unavailable, rate_limited, context_length, timeout, invalid_output (the answer did not match the schema), max_turns, task_failed or cancelled.
 parallel vs Promise.all: Promise.all works too, but one throw rejects all of it. Pass functions to parallel, not promises. Prefer pipeline to awaiting a whole stage before starting the next: a slow item no longer holds back the others; inside a pipeline pass phase as an agent() option rather than calling phase(). log() lines are progress: the caller sees the latest ones. console.log is log.
 budget: {total, spent(), remaining()} in tokens; without budgetTokens total is null and remaining() is Infinity. The check comes before each agent starts, so a run can end a little over its budget (512 used of 500): check budget.remaining() before each new round.
-workflow(name, args?) runs a saved workflow inline, one level deep.
+workflow(name, args?) runs a saved workflow inline (the saved workflows are listed at the end); workflow({scriptPath: 'flows/x.js'}, args?) runs a .js file of the workspace. One level deep.
 Schemas: wrap a list in a property: {type: 'object', properties: {items: {type: 'array', items: {type: 'string'}}}, required: ['items']}. An answer that does not match makes that sub-agent fail, so you get null.
 Codes that end a run: INVALID_ARGUMENT (a wrong argument), UNSUPPORTED_OPTION, UNSUPPORTED_SCHEMA, AGENT_CAP (more agent() calls than maxTotalAgents, default 1000), ITEM_CAP (more than 4096 items in one parallel or pipeline), BUDGET_EXHAUSTED, NESTING, RESOURCE_LIMIT (recursion too deep, a result over 16 MiB of JSON, the script holding more than 256 MiB), SCRIPT_ERROR (an uncaught throw), SCRIPT_STALLED (awaiting something that never settles), TIMEOUT (the deadline: timeoutMs, default one hour). SCRIPT_PARSE and META_INVALID are found before anything runs. At most 16 sub-agents run at once by default; further calls wait their turn.
 `
@@ -75,23 +75,48 @@ Codes that end a run: INVALID_ARGUMENT (a wrong argument), UNSUPPORTED_OPTION, U
 // agentManual is the agent tool's description before the persona list.
 const agentManual = `Delegate one task to a sub-agent: a fresh model with its own context and tools that works until it has an answer. It sees nothing but the prompt, so include every fact, file name and constraint it needs. The result is its final text, or with schema (a JSON Schema with an object root) the validated object. A sub-agent that fails comes back as an error naming the failure: upstream_unavailable, rate_limited, context_length, timeout, invalid_output, max_turns, task_failed or cancelled. For many tasks, or steps that feed each other, write a workflow instead.`
 
-// workflowDescription is the workflow tool's description for personas:
-// the essentials, the personas by name, the details, and then each
-// persona with its description while there is room.
-func workflowDescription(personas []Persona) string {
-	head := workflowEssentials + personaNames(personas, EssentialChars-utf8.RuneCountInString(workflowEssentials))
-	body := head + workflowDetails
-	return body + personaSection(personas, "use them as the agentType option of agent()",
-		MaxDescriptionChars-utf8.RuneCountInString(body))
+// SavedWorkflow is one saved workflow a host offers by name: the workflow
+// tool's name parameter and a script's workflow(name).
+type SavedWorkflow struct {
+	Name        string
+	Description string
 }
 
-// personaNames is the short list of the personas that fits in room
-// characters: their names, or as many as fit and a count of the rest.
-func personaNames(personas []Persona, room int) string {
+// maxSavedChars bounds the saved workflows' section at the end of the
+// description, so that a folder of many workflows leaves room for the
+// personas.
+const maxSavedChars = 2000
+
+// workflowDescription is the workflow tool's description for personas
+// and saved workflows: the essentials, the personas and the saved
+// workflows by name, the details, each persona with its description while
+// there is room, and last each saved workflow with its description.
+func workflowDescription(personas []Persona, saved []SavedWorkflow) string {
+	list := make([]Persona, len(saved))
+	for i, w := range saved {
+		list[i] = Persona(w)
+	}
+	head := workflowEssentials + personaNames(personas, "PERSONAS (agentType; described at the end): ", EssentialChars-utf8.RuneCountInString(workflowEssentials))
+	head += personaNames(list, "SAVED WORKFLOWS (name; described at the end): ", EssentialChars-utf8.RuneCountInString(head))
+	body := head + workflowDetails
+	room := MaxDescriptionChars - utf8.RuneCountInString(body)
+	workflows := ""
+	if len(list) > 0 {
+		workflows = personaSection(list, "run one with the name parameter, or with workflow(name) in a script", min(maxSavedChars, room/2))
+		workflows = strings.Replace(workflows, "SUB-AGENT PERSONAS", "SAVED WORKFLOWS", 1)
+	}
+	return body + personaSection(personas, "use them as the agentType option of agent()",
+		room-utf8.RuneCountInString(workflows)) + workflows
+}
+
+// personaNames is the short list of the personas (or saved workflows)
+// that fits in room characters after head: their names, or as many as fit
+// and a count of the rest.
+func personaNames(personas []Persona, head string, room int) string {
 	if len(personas) == 0 {
 		return ""
 	}
-	const head, tail = "PERSONAS (agentType; described at the end): ", "\n"
+	const tail = "\n"
 	line := head + names(personas) + tail
 	if utf8.RuneCountInString(line) <= room {
 		return line

@@ -138,6 +138,42 @@ func TestDescription_ListsThePersonasAndStaysWithinItsBudget(t *testing.T) {
 	}
 }
 
+func TestDescription_EndsWithTheSavedWorkflowsWithinItsBudget(t *testing.T) {
+	var personas []tool.Persona
+	var saved []tool.SavedWorkflow
+	for i := range 40 {
+		personas = append(personas, tool.Persona{Name: fmt.Sprintf("persona-%02d", i), Description: strings.Repeat("Reviews one concern. ", 8)})
+		saved = append(saved, tool.SavedWorkflow{Name: fmt.Sprintf("flow-%02d", i), Description: strings.Repeat("Runs one saved pipeline. ", 8)})
+	}
+	s, _ := newSet(t, "", tool.Options{Personas: personas, SavedWorkflows: saved})
+	wf, _ := s.Tool(tool.Workflow)
+	desc := wf.Definition().Description
+	if n := utf8.RuneCountInString(desc); n > tool.MaxDescriptionChars {
+		t.Errorf("the description is %d characters; the budget is %d", n, tool.MaxDescriptionChars)
+	}
+	i, j := strings.Index(desc, "SUB-AGENT PERSONAS"), strings.LastIndex(desc, "SAVED WORKFLOWS")
+	if i < 0 || j < i || !strings.Contains(desc[j:], "flow-00") || !strings.Contains(desc[j:], "flow-39") {
+		t.Errorf("the saved workflows do not end the description:\n%s", desc[max(0, i):])
+	}
+
+	few, _ := newSet(t, "", tool.Options{Personas: []tool.Persona{{Name: "reviewer", Description: "Reviews code"}},
+		SavedWorkflows: []tool.SavedWorkflow{{Name: "review-launcher", Description: "Launches a review"}, {Name: "pr-iterate", Description: "Iterates on a PR"}}})
+	wf, _ = few.Tool(tool.Workflow)
+	// Claude Code shows the first EssentialChars: the names are there.
+	if head := string([]rune(wf.Definition().Description)[:tool.EssentialChars]); !strings.Contains(head, "SAVED WORKFLOWS (name; described at the end): review-launcher, pr-iterate\n") {
+		t.Errorf("the saved workflows are not named within the first %d characters", tool.EssentialChars)
+	}
+	if desc := wf.Definition().Description; !strings.HasSuffix(desc, "- reviewer: Reviews code\n\nSAVED WORKFLOWS (run one with the name parameter, or with workflow(name) in a script)\n- review-launcher: Launches a review\n- pr-iterate: Iterates on a PR\n") {
+		t.Errorf("the description does not end with the saved workflows and their descriptions:\n%s", desc[len(desc)-600:])
+	}
+
+	none, _ := newSet(t, "", tool.Options{SavedWorkflows: []tool.SavedWorkflow{}})
+	d, _ := none.Tool(tool.Workflow)
+	if strings.Contains(d.Definition().Description, "SAVED WORKFLOWS") {
+		t.Error("a host with no saved workflows lists some")
+	}
+}
+
 func TestInputSchema_EveryToolTakesAnObjectAndDescribesEveryField(t *testing.T) {
 	s, _ := newSet(t, "", tool.Options{})
 	defs := s.Definitions()
@@ -171,9 +207,16 @@ func TestInputSchema_EveryToolTakesAnObjectAndDescribesEveryField(t *testing.T) 
 			t.Errorf("%s: the schema has references: %s", def.Name, def.InputSchema)
 		}
 	}
+	// Claude Code's Workflow tool takes script, scriptPath or name: none
+	// of them is required on its own.
 	wf, _ := s.Tool(tool.Workflow)
-	if !strings.Contains(string(wf.Definition().InputSchema), `"required":["script"]`) {
-		t.Errorf("script is not required: %s", wf.Definition().InputSchema)
+	for _, field := range []string{`"script":`, `"scriptPath":`, `"name":`} {
+		if !strings.Contains(string(wf.Definition().InputSchema), field) {
+			t.Errorf("the workflow tool lacks %s: %s", field, wf.Definition().InputSchema)
+		}
+	}
+	if strings.Contains(string(wf.Definition().InputSchema), `"required":["script"]`) {
+		t.Errorf("script is required, so name and scriptPath cannot be used alone: %s", wf.Definition().InputSchema)
 	}
 }
 
@@ -205,7 +248,7 @@ func TestInput_AnUnknownFieldIsRefusedWithASentenceNamingIt(t *testing.T) {
 		input string
 		want  string
 	}{
-		{tool.Workflow, `{"script":"return 1","scirpt":"x"}`, `the workflow tool has no field "scirpt"; its fields are script, meta, args, maxTotalAgents, budgetTokens, timeoutMs, background and resumeFromRunId`},
+		{tool.Workflow, `{"script":"return 1","scirpt":"x"}`, `the workflow tool has no field "scirpt"; its fields are script, scriptPath, name, meta, args, maxTotalAgents, budgetTokens, timeoutMs, background and resumeFromRunId`},
 		{tool.Workflow, `{"script":"return 1","maxTotalAgents":"ten"}`, "maxTotalAgents must be a whole number, not a JSON string"},
 		{tool.Workflow, `[1]`, "must be a JSON object"},
 		{tool.Workflow, `{"script":`, "not valid JSON"},

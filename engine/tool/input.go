@@ -23,7 +23,9 @@ const (
 
 // WorkflowInput is the input of the workflow tool.
 type WorkflowInput struct {
-	Script          string          `json:"script" jsonschema_description:"The workflow's JavaScript source. Start it with export const meta = { name, description } unless you pass meta."`
+	Script          string          `json:"script,omitempty" jsonschema_description:"The workflow's JavaScript source. Start it with export const meta = { name, description } unless you pass meta. One of script, scriptPath and name is required."`
+	ScriptPath      string          `json:"scriptPath,omitempty" jsonschema_description:"A .js file in the workspace (relative to it) to run instead of script: write the script to a file, run it, edit the file and call again. Wins over script and name."`
+	Name            string          `json:"name,omitempty" jsonschema_description:"The name of a saved workflow to run (see the list at the end of this description); script and scriptPath win over it."`
 	Meta            json.RawMessage `json:"meta,omitempty" jsonschema_description:"The workflow's meta as data, for a script without export const meta: {name, description, whenToUse?, model?, phases?}. If both are given they must be equal."`
 	Args            json.RawMessage `json:"args,omitempty" jsonschema_description:"Any JSON value; the script reads it as the global args, verbatim."`
 	MaxTotalAgents  int             `json:"maxTotalAgents,omitempty" jsonschema:"minimum=0" jsonschema_description:"The most agent() calls the run may make (default and ceiling 1000); one more is fatal (AGENT_CAP). 0 means the default."`

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/journal"
 	"github.com/wfrun/wfrun/internal/human"
 )
 
@@ -61,15 +63,57 @@ type rendering struct {
 	// resumable says the engine keeps runs, so a run that did not complete
 	// can be resumed with resumeFromRunId.
 	resumable bool
+	// file is the script's file (scriptPath, or a saved workflow's), ""
+	// for an inline script.
+	file string
+	// logs are the run's last log lines, which end the result.
+	logs []string
 }
 
 // renderResult renders a settled run (or a refused one) as a tool result.
 func (s *Set) renderResult(res engine.WorkflowResult, how rendering) Result {
 	if res.StopReason == engine.StopCompleted {
-		return s.renderCompleted(res, how.name)
+		r := s.renderCompleted(res, how.name)
+		// The script's file goes under the header line, so that the value
+		// still ends the text when the run logged nothing.
+		if line := s.scriptLine(res.RunID, how); line != "" {
+			header, value, _ := strings.Cut(r.Text, "\n")
+			r.Text = header + line + value
+		}
+		r.Text += logBlock(how.logs)
+		return r
 	}
 	how.resumable = !how.precheck && s.eng.RunsDir() != ""
-	return Result{Text: failureText(res, how), IsError: true, Structured: Output{WorkflowResult: res}, RunID: res.RunID}
+	text := failureText(res, how) + s.scriptLine(res.RunID, how) + logBlock(how.logs)
+	return Result{Text: text, IsError: true, Structured: Output{WorkflowResult: res}, RunID: res.RunID}
+}
+
+// scriptLine names the file the run's script is in, so that a model that
+// iterates edits it and calls again: the scriptPath or saved workflow it
+// came from, or, for an inline script of a host that keeps runs, the copy
+// in the run's folder.
+func (s *Set) scriptLine(runID string, how rendering) string {
+	switch {
+	case how.file != "":
+		return fmt.Sprintf("\nScript: %s (edit it and call workflow again with scriptPath to run the new version)\n", how.file)
+	case runID != "" && s.eng.RunsDir() != "" && how.script != "":
+		return fmt.Sprintf("\nScript saved as %s (to iterate, write your script to a file of the workspace, edit it there and call workflow with scriptPath)\n",
+			filepath.Join(s.eng.RunsDir(), runID, journal.ScriptFile))
+	}
+	return ""
+}
+
+// logBlock renders a run's last log lines, or "" when it logged none.
+func logBlock(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nLast log lines (at most %d lines, %d bytes):\n", engine.MaxLogLines, engine.MaxLogBytes)
+	for _, l := range lines {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
 }
 
 // renderCompleted is the header line and the (capped) value.

@@ -170,3 +170,22 @@ func TestRun_ACancelledContextStartsNoProcess(t *testing.T) {
 		t.Fatalf("%v %v", out.Err, rec.Events())
 	}
 }
+
+func TestAnIsolatedRunLoadsSavedWorkflowsByNameAndByPathThroughTheParent(t *testing.T) {
+	load := func(what string) func(string) (*sandbox.Script, error) {
+		return func(ref string) (*sandbox.Script, error) {
+			return sandbox.Parse(ref, "return '"+what+" "+ref+"'")
+		}
+	}
+	out, _ := runIsolated(t, context.Background(),
+		"return [await workflow('saved'), await workflow({scriptPath: 'flows/x.js'})]",
+		func(c *runtime.Config) { c.LoadWorkflow, c.LoadWorkflowFile = load("name"), load("path") })
+	if out.Err != nil || string(out.Value) != `["name saved","path flows/x.js"]` {
+		t.Fatalf("%s %v", out.Value, out.Err)
+	}
+	out, _ = runIsolated(t, context.Background(), "return await workflow({scriptPath: 'flows/x.js'})",
+		func(c *runtime.Config) { c.LoadWorkflow = load("name") })
+	if we, ok := wferr.As(out.Err); !ok || we.Code != wferr.InvalidArgument {
+		t.Fatalf("a run without a workspace loaded a path: %s %v", out.Value, out.Err)
+	}
+}

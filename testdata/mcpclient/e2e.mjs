@@ -9,6 +9,7 @@
 // It prints one line per step ("ok STEP") and exits 0, or prints the
 // failure and exits 1. Every wait is bounded, so it never hangs.
 import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -19,6 +20,10 @@ if (!bin || !rules || !eventsDir) {
   console.error('usage: node e2e.mjs WFRUN_BINARY FAKE_RULES_FILE EVENTS_DIR')
   process.exit(2)
 }
+
+// A saved workflow for the servers' --workflows-dir.
+mkdirSync(`${eventsDir}/workflows`, { recursive: true })
+writeFileSync(`${eventsDir}/workflows/e2e-saved.js`, "export const meta = { name: 'e2e-saved', description: 'A saved workflow of the e2e test' }\nreturn 'saved for ' + args.who\n")
 
 function check(cond, what, detail) {
   if (!cond) throw new Error(`${what}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`)
@@ -44,7 +49,9 @@ async function exercise(client, label) {
   const names = tools.map((t) => t.name).sort()
   check(names.join(',') === 'agent,ralph,subagent_close,subagent_interrupt,subagent_list,subagent_result,subagent_send,subagent_start,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait', 'list the tools', names)
   const wf = tools.find((t) => t.name === 'workflow')
-  check(wf.inputSchema.type === 'object' && wf.inputSchema.required.includes('script') && wf.description.includes('export const meta'), 'the workflow tool', wf)
+  // Claude Code's three ways to give the script; none is required on its own.
+  check(wf.inputSchema.type === 'object' && ['script', 'scriptPath', 'name'].every((k) => k in wf.inputSchema.properties) && !(wf.inputSchema.required ?? []).includes('script') && wf.description.includes('export const meta'), 'the workflow tool', wf)
+  const wfDescription = wf.description
   console.log(`ok ${label}: list the tools`)
 
   const progress = []
@@ -74,6 +81,23 @@ async function exercise(client, label) {
   check(bad.isError === true && /SCRIPT_PARSE at line 2, column \d+/.test(text(bad)), 'a script error is isError with the line', text(bad))
   check(bad.structuredContent?.isError === true && bad.structuredContent.errorText === text(bad) && bad.structuredContent.errorLine === 2, 'a script error is unmistakable in the JSON alone', bad.structuredContent)
   console.log(`ok ${label}: a script error is isError naming the line`)
+
+  // log() lines reach the caller: the latest in each progress
+  // notification, the last 20 at the end of the result.
+  const logged = []
+  const chatty = await client.callTool({
+    name: 'workflow',
+    arguments: { script: "export const meta = { name: 'chatty', description: 'logs' }\nphase('Count')\nfor (let i = 1; i <= 25; i++) log('line ' + i)\nreturn await agent('first voice')" },
+  }, undefined, { onprogress: (p) => logged.push(p) })
+  check(!chatty.isError && text(chatty).endsWith('  line 25\n') && text(chatty).includes('  line 6\n') && !text(chatty).includes('  line 5\n'), 'the result ends with the last 20 log lines', text(chatty))
+  check(logged.some((p) => /^Count · .* · log: line 25$/.test(p.message ?? '')), 'progress carries the latest log line', logged)
+  console.log(`ok ${label}: log lines reach the caller`)
+
+  // A saved workflow by name (--workflows-dir), as Claude Code's Workflow tool takes it.
+  const saved = await client.callTool({ name: 'workflow', arguments: { name: 'e2e-saved', args: { who: label } } })
+  check(!saved.isError && text(saved).includes(`"saved for ${label}"`) && text(saved).includes('e2e-saved.js'), 'a saved workflow runs by name', text(saved))
+  check(wfDescription.includes('- e2e-saved: A saved workflow of the e2e test'), 'the description lists the saved workflows', wfDescription.slice(-300))
+  console.log(`ok ${label}: a saved workflow runs by name`)
 
   // Abort a foreground call once its agent is running.
   const abort = new AbortController()
@@ -210,7 +234,7 @@ async function survivesGarbage(client, transport) {
 }
 
 async function overStdio() {
-  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`, '--runs-dir', `${eventsDir}/runs`], stderr: 'pipe' })
+  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`, '--runs-dir', `${eventsDir}/runs`, '--workflows-dir', `${eventsDir}/workflows`], stderr: 'pipe' })
   const client = new Client({ name: 'wfrun-e2e', version: '1.0.0' })
   await client.connect(transport)
   try {
@@ -223,7 +247,7 @@ async function overStdio() {
 
 async function overHTTP() {
   const token = 'e2e-token-' + process.pid
-  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/http.jsonl`, '--runs-dir', `${eventsDir}/runs`, '--http', '127.0.0.1:0'], {
+  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/http.jsonl`, '--runs-dir', `${eventsDir}/runs`, '--workflows-dir', `${eventsDir}/workflows`, '--http', '127.0.0.1:0'], {
     env: { ...process.env, WFRUN_AUTH_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'],
   })
   try {
