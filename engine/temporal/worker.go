@@ -16,22 +16,18 @@ import (
 )
 
 // Dial connects to the Temporal frontend at hostPort, in namespace ("":
-// "default"), with the data converter that keeps large payloads in
-// opts.Payloads.
+// "default"), in plaintext, with the data converter that keeps large
+// payloads in opts.Payloads. DialConnection takes TLS, API keys and the
+// Temporal CLI's environment and profiles.
 func Dial(hostPort, namespace string, opts Options) (client.Client, error) {
-	if namespace == "" {
-		namespace = DefaultNamespace
-	}
-	c, err := client.Dial(client.Options{
-		HostPort: hostPort, Namespace: namespace,
-		DataConverter: NewDataConverter(opts.store()),
-		Logger:        quietLogger{},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cannot reach the Temporal server at %s (namespace %s): %w; start one with `wfrun-temporal dev`, or pass the address of yours", hostPort, namespace, err)
-	}
-	return c, nil
+	return DialConnection(Connection{Address: hostPort, Namespace: namespace, TLS: "false", Env: noEnv{}, only: true}, opts)
 }
+
+// noEnv is an empty environment: Dial's connection is only its arguments.
+type noEnv struct{}
+
+func (noEnv) Environ() []string               { return nil }
+func (noEnv) LookupEnv(string) (string, bool) { return "", false }
 
 func (o Options) store() PayloadStore {
 	if o.Payloads != nil {
