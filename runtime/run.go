@@ -220,12 +220,30 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	r.loop = newLoop(r.rt, r.sched)
 	r.watch = newHeapWatch(r, cfg.MaxMemory, cfg.MaxBusy)
 	defer r.watch.close()
+	rec, _ := r.sched.(LimitRecorder)
+	stretch, recorded := 0, false
 	r.loop.busy = func(b bool) {
-		if b {
-			r.watch.start()
-		} else {
+		if !b {
 			r.watch.stop()
+			if rec != nil && !recorded {
+				if err := r.limitFired(); err != nil {
+					recorded = true
+					rec.Fired(stretch, err)
+				}
+			}
+			return
 		}
+		if rec != nil && !recorded {
+			stretch++
+			prior, live := rec.Stretch(stretch)
+			r.watch.setLive(live)
+			r.rt.SetLimitsLive(live)
+			if prior != nil {
+				recorded = true
+				r.fail(prior)
+			}
+		}
+		r.watch.start()
 	}
 	stopWatch := r.sched.AfterFunc(ctx, func() { r.fail(CauseError(ctx)) })
 
@@ -321,6 +339,15 @@ func (r *run) fail(err *wferr.Error) {
 	r.vm.Interrupt(err)
 	r.loop.stop()
 	r.cancelChildren(err)
+}
+
+// limitFired is the error of a limit that measures the machine (the busy
+// limit, the heap watchdog, the regexp timeout) if one has fired, else nil.
+func (r *run) limitFired() *wferr.Error {
+	if err := r.watch.firedError(); err != nil {
+		return err
+	}
+	return r.rt.LimitError()
 }
 
 func (r *run) fatalError() *wferr.Error {
