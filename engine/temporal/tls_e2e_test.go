@@ -157,7 +157,7 @@ func TestEndToEnd_AWorkerAndAClientRunOverMutualTLSAndPlaintextIsRefused(t *test
 	defer w.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := wftemporal.NewClient(c, eng, opts).Execute(ctx, engine.WorkflowStartRequest{
+	res, err := wftemporal.NewClient(c, eng, opts).Execute(ctx, engine.WorkflowStartRequest{Parent: "tls",
 		Script: "export const meta = {name: 'tls', description: 'one agent over TLS'}\nreturn await agent('hello')"}, nil)
 	if err != nil {
 		t.Fatal(err)
