@@ -136,6 +136,12 @@ func (r *Run) Wait(ctx context.Context, onEvent func(engine.Event)) (engine.Work
 		select {
 		case s := <-done:
 			if s.err != nil {
+				var terminated *temporal.TerminatedError
+				if errors.As(s.err, &terminated) {
+					if res := terminatedResult(ctx, r.c, r.id, r.runID); res != nil {
+						return *res, nil
+					}
+				}
 				return engine.WorkflowResult{}, unsettled(r.id, s.err)
 			}
 			if onEvent != nil {
@@ -251,6 +257,10 @@ func (c *Client) Runs(ctx context.Context, parent string, limit int) ([]RunInfo,
 			info.Name = keyword(sa[AttrName.GetName()])
 			info.Parent = keyword(sa[AttrParent.GetName()])
 			info.Status = keyword(sa[AttrStatus.GetName()])
+			if st := e.GetStatus(); info.Status == StatusRunning && st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+				// Ended by Temporal (terminated, timed out), not by the run.
+				info.Status = strings.ToLower(strings.TrimPrefix(st.String(), "WORKFLOW_EXECUTION_STATUS_"))
+			}
 			out = append(out, info)
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {

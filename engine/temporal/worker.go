@@ -47,16 +47,22 @@ func NewWorker(c client.Client, eng *engine.Engine, opts Options) worker.Worker 
 		// The script runs inside workflow code; MaxBusy stops it first.
 		DeadlockDetectionTimeout: opts.MaxBusy + 5*time.Second,
 	})
-	Register(w, eng, opts)
+	register(w, eng, opts, c)
 	return w
 }
 
 // Register registers the workflow and the agent activity on r: a worker,
 // or the SDK's test environment.
+// Register has no client, so its workflows do not end poison runs (see
+// MaxTaskAttempts); NewWorker's do.
 func Register(r worker.Registry, eng *engine.Engine, opts Options) {
+	register(r, eng, opts, nil)
+}
+
+func register(r worker.Registry, eng *engine.Engine, opts Options, c client.Client) {
 	opts = opts.withDefaults()
 	acts := &activities{eng: eng, opts: opts}
-	wf := &workflows{opts: opts, acts: acts}
+	wf := &workflows{opts: opts, acts: acts, client: c}
 	r.RegisterWorkflowWithOptions(wf.Run, workflow.RegisterOptions{Name: WorkflowName})
 	r.RegisterActivityWithOptions(acts.Agent, activity.RegisterOptions{Name: agentActivity})
 }

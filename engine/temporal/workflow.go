@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -34,9 +35,14 @@ const StatusRunning = "running"
 // workflows folder) is read once through local activities, whose results
 // the history keeps.
 type workflows struct {
-	opts Options
-	acts *activities // local activities are called by method value
+	opts   Options
+	acts   *activities   // local activities are called by method value
+	client client.Client // the worker's, to end poison runs; nil: none
 }
+
+// taskHook, when set (by tests), runs at the start of every workflow task
+// that starts the workflow function, after the poison guard.
+var taskHook func(req engine.WorkflowStartRequest)
 
 // Run is the workflow: it runs one WorkflowStartRequest with wfrun's own
 // runtime, the VM inside this workflow function, each agent() an activity.
@@ -44,6 +50,12 @@ type workflows struct {
 // that fails is still a workflow that completes, with the failure in the
 // result, so that its result and events can be read like any other.
 func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (engine.WorkflowResult, error) {
+	if poisonGuard(w.client, ctx) {
+		return engine.WorkflowResult{}, temporal.NewNonRetryableApplicationError("the run was ended as a poison run", "wfrun.poison", nil)
+	}
+	if taskHook != nil {
+		taskHook(req)
+	}
 	runID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	start := workflow.Now(ctx)
 	log := &eventLog{ctx: ctx, forward: w.opts.Events}
