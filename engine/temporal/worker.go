@@ -62,14 +62,14 @@ func Register(r worker.Registry, eng *engine.Engine, opts Options) {
 func register(r worker.Registry, eng *engine.Engine, opts Options, c client.Client) {
 	opts = opts.withDefaults()
 	acts := &activities{eng: eng, opts: opts}
-	wf := &workflows{opts: opts, acts: acts, client: c}
+	wf := &workflows{opts: opts, acts: acts, client: c, sent: &sentEvents{n: map[string]int{}}}
 	r.RegisterWorkflowWithOptions(wf.Run, workflow.RegisterOptions{Name: WorkflowName})
 	r.RegisterActivityWithOptions(acts.Agent, activity.RegisterOptions{Name: agentActivity})
 }
 
 // RegisterReplay registers the workflow alone, for a worker.WorkflowReplayer.
 func RegisterReplay(r worker.WorkflowRegistry, opts Options) {
-	wf := &workflows{opts: opts.withDefaults(), acts: &activities{}}
+	wf := &workflows{opts: opts.withDefaults(), acts: &activities{}, sent: &sentEvents{n: map[string]int{}}}
 	r.RegisterWorkflowWithOptions(wf.Run, workflow.RegisterOptions{Name: WorkflowName})
 }
 

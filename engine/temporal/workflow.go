@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -38,6 +39,7 @@ type workflows struct {
 	opts   Options
 	acts   *activities   // local activities are called by method value
 	client client.Client // the worker's, to end poison runs; nil: none
+	sent   *sentEvents   // what Options.Events has had of each run
 }
 
 // taskHook, when set (by tests), runs at the start of every workflow task
@@ -58,7 +60,8 @@ func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (
 	}
 	runID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	start := workflow.Now(ctx)
-	log := &eventLog{ctx: ctx, forward: w.opts.Events}
+	info := workflow.GetInfo(ctx)
+	log := &eventLog{ctx: ctx, forward: w.opts.Events, sent: w.sent, key: info.WorkflowExecution.ID + "/" + info.WorkflowExecution.RunID}
 	if err := workflow.SetQueryHandler(ctx, QueryEvents, log.page); err != nil {
 		return engine.WorkflowResult{}, err
 	}
@@ -134,19 +137,53 @@ func (w *workflows) settle(ctx workflow.Context, _ *eventLog, res engine.Workflo
 }
 
 // eventLog keeps a run's events in the workflow's memory: a replay
-// rebuilds it, so the events query answers the same on any worker, and
-// only events emitted for the first time reach the worker's own sink.
+// rebuilds it, so the events query answers the same on any worker.
 // Coroutines and the query handler take turns; none runs beside another.
+//
+// The worker's own sink (Options.Events) gets every event of every run the
+// worker works on, once: a worker that takes a run over from another
+// replays its history first, and the events of that replay reach the sink
+// as soon as the run goes on live here (a replay that never goes live — a
+// query of a finished run — forwards nothing); sent remembers how many
+// events of each running run the worker has forwarded, so rebuilding a run
+// it already served (its cache dropped it) forwards only what is new.
 type eventLog struct {
 	ctx     workflow.Context
 	forward func(engine.Event)
+	sent    *sentEvents
+	key     string // the run's workflow and run id, sent's key
 	events  []engine.Event
 }
 
 func (l *eventLog) emit(ev engine.Event) {
 	l.events = append(l.events, ev)
-	if l.forward != nil && !workflow.IsReplaying(l.ctx) {
-		l.forward(ev)
+	if l.forward == nil || workflow.IsReplaying(l.ctx) {
+		return
+	}
+	l.sent.flush(l.key, l.events, l.forward, ev.Type == engine.EventRunEnd)
+}
+
+// sentEvents counts, per running run, the events a worker has forwarded
+// to its sink. Workflow executions run on goroutines of their own, hence
+// the mutex.
+type sentEvents struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// flush forwards the events of run key not forwarded yet; end forgets the
+// run (its last event is in evs).
+func (s *sentEvents) flush(key string, evs []engine.Event, forward func(engine.Event), end bool) {
+	s.mu.Lock()
+	from := min(s.n[key], len(evs))
+	if end {
+		delete(s.n, key)
+	} else {
+		s.n[key] = len(evs)
+	}
+	s.mu.Unlock()
+	for _, ev := range evs[from:] {
+		forward(ev)
 	}
 }
 
