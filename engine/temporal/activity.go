@@ -154,6 +154,33 @@ func (a *activities) LoadWorkflow(_ context.Context, name string) (loaded, error
 	return loaded{File: file, Source: src}, nil
 }
 
+// PersonaCall asks the worker whether its provider of that name knows an
+// agentType.
+type PersonaCall struct {
+	Provider string `json:"provider"`
+	Name     string `json:"name"`
+}
+
+// CheckPersona checks an agentType computed at run time with the worker's
+// provider, for the run to refuse it at the script's line as it would in
+// process. It answers "" for a name the provider can run (or a provider
+// that does not check names), else what is wrong; the answer goes into the
+// history, so every replay decides the same.
+func (a *activities) CheckPersona(_ context.Context, call PersonaCall) (string, error) {
+	p, ok := a.eng.Provider(call.Provider)
+	if !ok {
+		return "", nil // the agent activity says so, as for any call
+	}
+	pc, ok := p.(agentapi.PersonaChecker)
+	if !ok {
+		return "", nil
+	}
+	if err := pc.CheckPersona(call.Name); err != nil {
+		return err.Error(), nil
+	}
+	return "", nil
+}
+
 // wireError is a *wferr.Error as data.
 type wireError struct {
 	Code    wferr.Code `json:"code"`

@@ -106,6 +106,14 @@ func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (
 	cfg.RunID, cfg.Parent, cfg.Script, cfg.Args = runID, req.Parent, script, req.Args
 	cfg.Provider = &activityProvider{sched: sched, name: plan.Provider, caps: plan.Capabilities, opts: &w.opts,
 		plan: limits{timeout: plan.Timeout, grace: plan.CancelGrace}}
+	if plan.Capabilities.Persona {
+		provider := cfg.Provider.(*activityProvider)
+		provider.checkPersona = func(name string) (string, error) {
+			var problem string
+			err := workflow.ExecuteLocalActivity(lctx, w.acts.CheckPersona, PersonaCall{Provider: plan.Provider, Name: name}).Get(lctx, &problem)
+			return problem, err
+		}
+	}
 	cfg.MaxBusy, cfg.Emit, cfg.Scheduler = w.opts.MaxBusy, log.emit, sched
 	if plan.Workflows {
 		cfg.LoadWorkflow = func(name string) (*sandbox.Script, error) {
