@@ -43,6 +43,10 @@ func NewClient(c client.Client, eng *engine.Engine, opts Options) *Client {
 // provider this client's engine does not have is checked with the
 // engine's default provider; the worker checks it with the real one.
 func (c *Client) Start(ctx context.Context, req engine.WorkflowStartRequest) (*Run, error) {
+	return c.start(ctx, req, nil)
+}
+
+func (c *Client) start(ctx context.Context, req engine.WorkflowStartRequest, memo map[string]any) (*Run, error) {
 	if err := checkCeiling(req.MaxTotalAgents); err != nil {
 		return nil, err
 	}
@@ -57,7 +61,7 @@ func (c *Client) Start(ctx context.Context, req engine.WorkflowStartRequest) (*R
 	id := engine.NewRunID()
 	opts := client.StartWorkflowOptions{
 		ID: id, TaskQueue: c.opts.TaskQueue, WorkflowTaskTimeout: workflowTaskTimeout,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE, Memo: memo,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			AttrName.ValueSet(plan.Meta.Name), AttrParent.ValueSet(req.Parent), AttrStatus.ValueSet(StatusRunning)),
 	}
