@@ -2,7 +2,9 @@ package temporal
 
 import (
 	"context"
+
 	"fmt"
+	"go.temporal.io/sdk/client"
 	stdruntime "runtime"
 	"sync"
 	"time"
@@ -30,8 +32,9 @@ type AgentCall struct {
 // activities are what a worker runs outside workflow code, with its
 // engine's providers, workflows folder and limits.
 type activities struct {
-	eng  *engine.Engine
-	opts Options
+	eng    *engine.Engine
+	opts   Options
+	client client.Client // the worker's, to read an earlier run's history; nil: none
 }
 
 // Agent runs one child through the worker's provider. It heartbeats while
@@ -128,6 +131,7 @@ func (a *activities) Prepare(_ context.Context, req engine.WorkflowStartRequest)
 	if err := checkCeiling(req.MaxTotalAgents); err != nil {
 		return prepared{Error: toWire(err)}, nil
 	}
+	req.ResumeFromRunId = "" // the history is a resumed run's journal (Prior), not a runs folder
 	plan, err := a.eng.Plan(req)
 	if err != nil {
 		return prepared{Error: toWire(err)}, nil

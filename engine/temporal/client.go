@@ -51,6 +51,7 @@ func (c *Client) start(ctx context.Context, req engine.WorkflowStartRequest, mem
 		return nil, err
 	}
 	check := req
+	check.ResumeFromRunId = "" // checked by the worker that reads the old run's history
 	if _, ok := c.eng.Provider(check.SubagentProvider); !ok {
 		check.SubagentProvider = ""
 	}

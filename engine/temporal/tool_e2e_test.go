@@ -97,3 +97,61 @@ return 'never'`
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+func TestEndToEnd_ResumeFromRunIdReplaysTheOldRunsFinishedAgents(t *testing.T) {
+	cl := newCluster(t)
+	p := newCounting(400)
+	cl.worker(p)
+	s := toolOver(t, cl, "owner-r")
+	script := `export const meta = {name: 'steps', description: 'agents one after another'}
+const out = []
+for (let i = 0; i < 6; i++) out.push(await agent('step ' + i))
+return out`
+	first := callTool(t, s, tool.Workflow, map[string]any{"script": script, "background": true})
+	if first.IsError {
+		t.Fatalf("start: %+v", first)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for { // two agents done as the run itself saw them (so their results are in its history)
+		st := callTool(t, s, tool.WorkflowStatus, map[string]any{"runId": first.RunID})
+		if info, ok := st.Structured.(engine.RunInfo); ok && info.Agents.Done >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("two agents did not finish in a minute")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := callTool(t, s, tool.WorkflowCancel, map[string]any{"runId": first.RunID}); r.IsError {
+		t.Fatalf("cancel: %+v", r)
+	}
+	kept := 0 // the agents whose results the old history holds
+	for _, ev := range history(t, cl.c, first.RunID).GetEvents() {
+		if ev.GetActivityTaskCompletedEventAttributes() != nil {
+			kept++
+		}
+	}
+	resumed := callTool(t, s, tool.Workflow, map[string]any{"script": script, "resumeFromRunId": first.RunID})
+	if resumed.IsError || !strings.Contains(resumed.Text, "completed") {
+		t.Fatalf("the resumed run: %+v", resumed)
+	}
+	if kept < 2 {
+		t.Fatalf("the old run's history holds %d finished agents, want at least 2", kept)
+	}
+	p.mu.Lock()
+	for i := 0; i < 6; i++ {
+		want := 2 // the finished ones started once, in the old run; the rest again in the new one
+		if i < kept {
+			want = 1
+		}
+		if n := p.started["step "+string(rune('0'+i))]; n > want || (i < kept && n != 1) {
+			t.Errorf("step %d started %d times at the provider, want at most %d (%d finished in the old run)", i, n, want, kept)
+		}
+	}
+	p.mu.Unlock()
+	// Another owner cannot resume it.
+	other := toolOver(t, cl, "owner-x")
+	if r := callTool(t, other, tool.Workflow, map[string]any{"script": script, "resumeFromRunId": first.RunID}); !r.IsError || !strings.Contains(r.Text, "no run") {
+		t.Fatalf("another owner's resume: %+v", r)
+	}
+}

@@ -61,7 +61,7 @@ func Register(r worker.Registry, eng *engine.Engine, opts Options) {
 
 func register(r worker.Registry, eng *engine.Engine, opts Options, c client.Client) {
 	opts = opts.withDefaults()
-	acts := &activities{eng: eng, opts: opts}
+	acts := &activities{eng: eng, opts: opts, client: c}
 	wf := &workflows{opts: opts, acts: acts, client: c, sent: &sentEvents{n: map[string]int{}}}
 	r.RegisterWorkflowWithOptions(wf.Run, workflow.RegisterOptions{Name: WorkflowName})
 	r.RegisterActivityWithOptions(acts.Agent, activity.RegisterOptions{Name: agentActivity})

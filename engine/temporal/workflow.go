@@ -104,6 +104,18 @@ func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (
 
 	cfg := plan.Config()
 	cfg.RunID, cfg.Parent, cfg.Script, cfg.Args = runID, req.Parent, script, req.Args
+	if req.ResumeFromRunId != "" {
+		var pr prior
+		if err := workflow.ExecuteLocalActivity(lctx, w.acts.Prior, priorRun{ID: req.ResumeFromRunId, Owner: req.Parent}).Get(lctx, &pr); err != nil {
+			pr.Error = toWire(wferr.Wrap(wferr.Internal, err, "wfrun bug: run %s could not be read on a worker to resume it: %v", req.ResumeFromRunId, err))
+		}
+		if pr.Error != nil {
+			res := engine.FailedResult(runID, pr.Error.err())
+			log.emit(res.EndEvent(workflow.Now(ctx)))
+			return w.settle(ctx, log, res)
+		}
+		cfg.Journal = historyJournal{entries: pr.Entries}
+	}
 	cfg.Provider = &activityProvider{sched: sched, name: plan.Provider, caps: plan.Capabilities, opts: &w.opts,
 		plan: limits{timeout: plan.Timeout, grace: plan.CancelGrace}}
 	if plan.Capabilities.Persona {

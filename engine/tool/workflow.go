@@ -127,8 +127,15 @@ func (c *logCollector) lines() []string {
 // foreground: a background run or a resume would need a run this engine
 // holds, which a remote run is not.
 func (s *Set) remote(ctx context.Context, req engine.WorkflowStartRequest, in WorkflowInput, how rendering, progress func(Progress)) Result {
-	if in.ResumeFromRunId != "" {
+	if in.ResumeFromRunId != "" && s.opts.RemoteRuns == nil {
 		return Result{IsError: true, Text: "resumeFromRunId is not available here: this server runs workflows on a Temporal cluster, where a run replays from the cluster's history by itself and never needs resuming; call workflow without resumeFromRunId"}
+	}
+	if in.ResumeFromRunId != "" {
+		if _, ok, err := s.opts.RemoteRuns.Info(ctx, s.opts.Owner, in.ResumeFromRunId); err != nil || !ok {
+			if r, stop := s.remoteLookup(in.ResumeFromRunId, ok, err); stop {
+				return r
+			}
+		}
 	}
 	if in.Background && s.opts.RemoteRuns == nil {
 		return Result{IsError: true, Text: "background is not available here: this server runs workflows on a Temporal cluster without a place for runs that outlive a call, so a run is waited for in the call that starts it; call workflow without background"}
