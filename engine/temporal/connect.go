@@ -114,7 +114,7 @@ func (c Connection) ClientOptions() (client.Options, error) {
 	return opts, nil
 }
 
-// Secure says whether the resolved options use TLS.
+// secure says whether the resolved options use TLS.
 func secure(o client.Options) bool {
 	return o.ConnectionOptions.TLS != nil && !o.ConnectionOptions.TLSDisabled
 }
