@@ -6,6 +6,6 @@ import "github.com/wfrun/wfrun/engine"
 // function runs (a poison script's stand-in: no real script can panic a
 // workflow task), and returns the function that unsets it.
 func SetTaskHook(f func(req engine.WorkflowStartRequest)) (unset func()) {
-	taskHook = f
-	return func() { taskHook = nil }
+	taskHook.Store(&f)
+	return func() { taskHook.Store(nil) }
 }

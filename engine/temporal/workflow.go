@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -44,7 +45,7 @@ type workflows struct {
 
 // taskHook, when set (by tests), runs at the start of every workflow task
 // that starts the workflow function, after the poison guard.
-var taskHook func(req engine.WorkflowStartRequest)
+var taskHook atomic.Pointer[func(req engine.WorkflowStartRequest)]
 
 // Run is the workflow: it runs one WorkflowStartRequest with wfrun's own
 // runtime, the VM inside this workflow function, each agent() an activity.
@@ -55,8 +56,8 @@ func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (
 	if poisonGuard(w.client, ctx) {
 		return engine.WorkflowResult{}, temporal.NewNonRetryableApplicationError("the run was ended as a poison run", "wfrun.poison", nil)
 	}
-	if taskHook != nil {
-		taskHook(req)
+	if hook := taskHook.Load(); hook != nil {
+		(*hook)(req)
 	}
 	runID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	start := workflow.Now(ctx)
