@@ -46,6 +46,10 @@ func Init() { Dispatch(nil) }
 // cannot be replaced. An unknown word exits with status 2.
 func Dispatch(modes map[string]func(args []string) int) {
 	if len(os.Args) < 2 || os.Args[1] != HelperArg {
+		// No child may read this process's memory or environment through
+		// /proc or ptrace, whatever its user: the helper's command is a
+		// new program and dumpable again.
+		_ = setNonDumpable()
 		initialised.Store(true)
 		return
 	}
@@ -59,8 +63,11 @@ func helperMain(args []string, modes map[string]func([]string) int, stderr io.Wr
 		fmt.Fprintf(stderr, "wfrun helper: %s needs a mode word; it is started by wfrun itself, not by hand\n", HelperArg)
 		return 2
 	}
-	if args[0] == sandboxWord {
+	switch args[0] {
+	case sandboxWord:
 		return sandboxMain(args[1:], stderr)
+	case probeWord:
+		return probeMain(args[1:], stderr)
 	}
 	if run, ok := modes[args[0]]; ok {
 		return run(args[1:])
@@ -70,9 +77,9 @@ func helperMain(args []string, modes map[string]func([]string) int, stderr io.Wr
 }
 
 func known(modes map[string]func([]string) int) []string {
-	words := []string{sandboxWord}
+	words := []string{sandboxWord, probeWord}
 	for w := range modes {
-		if w != sandboxWord {
+		if w != sandboxWord && w != probeWord {
 			words = append(words, w)
 		}
 	}

@@ -75,7 +75,7 @@ func TestWorkspaceWriteConfinesWritesToTheWorkspaceAndTemp(t *testing.T) {
 		{"overwrite a file outside", "echo x > " + outside + "/existing"},
 		{"append to a file outside", "echo x >> " + outside + "/existing"},
 		{"truncate a file outside", "truncate -s 0 " + outside + "/existing"},
-		{"remove a file outside", "rm -f " + outside + "/existing"},
+		{"remove a file outside", "rm " + outside + "/existing"},
 		{"make a folder outside", "mkdir " + outside + "/d"},
 		{"move a file out of the workspace", "echo x > f && mv f " + outside + "/f"},
 		{"write through a link that points out", "ln -s " + outside + "/existing link && echo x > link"},
@@ -101,8 +101,10 @@ func TestReadOnlyCanReadButWriteNowhere(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(w.Root(), "readme"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, status := shell(t, w, tmp, "cat readme && cat "+outside+"/existing && ls / > /dev/null && echo quiet > /dev/null && echo done")
-	if status != 0 || out != "hello\nkeep me\ndone\n" {
+	// The outside folder is under the host's /tmp, which the sandbox
+	// replaces by a private one; the rest of the host reads as usual.
+	out, status := shell(t, w, tmp, "cat readme && test ! -e "+outside+" && test -r /etc/passwd && ls / > /dev/null && echo quiet > /dev/null && echo done")
+	if status != 0 || out != "hello\ndone\n" {
 		t.Fatalf("reads failed in read-only: status %d, output %q", status, out)
 	}
 	for _, script := range []string{"echo x > new", "echo x >> readme", "rm readme", "mkdir d", "echo x > " + tmp + "/t", "echo x > " + outside + "/new"} {

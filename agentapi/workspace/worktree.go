@@ -207,6 +207,7 @@ func (t *Worktree) workspace(ctx context.Context, common, sub string) (*Workspac
 	}
 	ws.writable = writable
 	ws.worktree = true
+	ws.gitdir = writable[0]
 	return ws, nil
 }
 

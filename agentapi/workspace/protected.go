@@ -1,0 +1,65 @@
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// protectedFiles are the protected names that are files; every other
+// protected name is a folder (or, for .git, whatever it is on disk). The
+// sandbox helper uses this to choose an empty file or an empty folder as
+// the placeholder of a protected path that does not exist yet.
+var protectedFiles = map[string]bool{"config": true, "config.worktree": true, "commondir": true, "gitdir": true}
+
+// Protected returns the paths inside the workspace's writable folders that
+// no child may change, absolute and without symlinks (as far as they
+// exist): what the user's own git, wfrun or Claude Code later reads or
+// runs. For the root R:
+//
+//   - R/.git when it is a file (a worktree's pointer to its git folder) or
+//     does not exist (a child may not make the workspace a repository);
+//     when it is a folder, its config, config.worktree, hooks, info (with
+//     exclude and attributes) and modules;
+//   - R/.wfrun (run folders, worktrees, personas) and R/.claude;
+//   - in a worktree, the config, config.worktree, commondir and gitdir
+//     files of the worktree's own git folder.
+//
+// A path is listed whether or not it exists: a child may not create it
+// either. The sandbox helper mounts every listed path read-only for the
+// processes a child starts; CheckWrite refuses the file tools' writes to
+// them.
+func (w *Workspace) Protected() []string {
+	r := w.root
+	var out []string
+	git := filepath.Join(r, ".git")
+	if fi, err := os.Lstat(git); err == nil && fi.IsDir() {
+		for _, n := range []string{"config", "config.worktree", "hooks", "info", "modules"} {
+			out = append(out, filepath.Join(git, n))
+		}
+	} else {
+		out = append(out, git)
+	}
+	out = append(out, filepath.Join(r, ".wfrun"), filepath.Join(r, ".claude"))
+	if w.gitdir != "" {
+		for _, n := range []string{"config", "config.worktree", "commondir", "gitdir"} {
+			out = append(out, filepath.Join(w.gitdir, n))
+		}
+	}
+	return out
+}
+
+// CheckWrite refuses real, a real path (symlinks resolved, as Resolve
+// returns it), when it is a protected path or lies under one (see
+// Protected), with a sentence that names the protected path and says it is
+// read-only to children. It does not check that real is inside the root:
+// Resolve does.
+func (w *Workspace) CheckWrite(real string) error {
+	for _, p := range w.Protected() {
+		if real == p || strings.HasPrefix(real, p+string(filepath.Separator)) {
+			return fmt.Errorf("%s is protected: %s is read-only to children, because the user's git, wfrun or Claude Code reads or runs what is in it; write elsewhere in the workspace", real, p)
+		}
+	}
+	return nil
+}
