@@ -21,14 +21,26 @@ import (
 // returns its combined output and exit status.
 func shell(t *testing.T, w *Workspace, tmp, script string) (string, int) {
 	t.Helper()
+	return shellVia(t, w, tmp, script, true)
+}
+
+// shellVia is shell; with fast the helper starts inside the namespaces
+// (SysProcAttr), else it creates them itself, as for a caller that only
+// uses Confine.
+func shellVia(t *testing.T, w *Workspace, tmp, script string, fast bool) (string, int) {
+	t.Helper()
 	path, argv, err := w.Confine("/bin/sh", []string{"sh", "-c", script}, tmp)
 	if err != nil {
 		t.Fatalf("Confine: %v", err)
 	}
+	var attr *syscall.SysProcAttr
+	if fast {
+		attr = w.SysProcAttr()
+	}
 	var pgid int
 	ex, err := proc.Run(context.Background(), proc.Job{Path: path, Args: argv, Dir: w.Root(),
-		Env: proc.Environ(nil, nil), MaxStdout: 1 << 20, MergeStderr: true, Grace: time.Second,
-		Started: func(g int) { pgid = g }})
+		Env: proc.Environ(nil, map[string]string{"TMPDIR": tmp}), MaxStdout: 1 << 20, MergeStderr: true, Grace: time.Second,
+		SysProcAttr: attr, Started: func(g int) { pgid = g }})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
