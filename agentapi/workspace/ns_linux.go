@@ -32,24 +32,33 @@ func nsFlags(network bool) uintptr {
 	return f
 }
 
-// nsAttr starts a process in the namespaces flags. Inside, the user keeps
-// its own id (root is mapped whole, any other user as itself), so files
-// keep their owners and git its ownership checks; the helper keeps just
-// the capabilities that mounting needs, and drops them before the command
-// runs. The helper dies with its parent (SIGKILL, and a PID namespace's
-// init takes every process of the namespace along).
+// nsAttr starts a process in the namespaces flags. The process maps its
+// user and group itself, first thing (mapSelf): a parent that is not
+// root could not write the child's maps, since wfrun's own process is
+// non-dumpable and so is a child until it executes. The capabilities that
+// mapping and mounting need are carried through execve as ambient ones;
+// the helper drops them before the command runs. The helper dies with its
+// parent (SIGKILL, and a PID namespace's init takes every process of the
+// namespace along).
 func nsAttr(flags uintptr) *syscall.SysProcAttr {
-	uid, gid := os.Getuid(), os.Getgid()
-	a := &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL}
-	if uid == 0 {
-		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
-		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
-	} else {
-		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	return &syscall.SysProcAttr{Cloneflags: flags, Pdeathsig: syscall.SIGKILL,
+		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_SETUID, unix.CAP_SETGID}}
+}
+
+// mapSelf maps the caller's host user and group onto themselves in its
+// new user namespace, so that files keep their owners inside (and git its
+// ownership checks); every other id shows as the overflow id.
+func mapSelf(uid, gid int) error {
+	for _, f := range []struct{ file, line string }{
+		{"/proc/self/uid_map", fmt.Sprintf("%d %d 1\n", uid, uid)},
+		{"/proc/self/setgroups", "deny"},
+		{"/proc/self/gid_map", fmt.Sprintf("%d %d 1\n", gid, gid)},
+	} {
+		if err := os.WriteFile(f.file, []byte(f.line), 0); err != nil {
+			return fmt.Errorf("cannot map the user in the new user namespace: %v", err)
+		}
 	}
-	return a
+	return nil
 }
 
 // SysProcAttr returns the attributes the program Confine returns must be
@@ -93,7 +102,7 @@ func probe(flags uintptr, mounts bool) error {
 	if mounts {
 		arg = "mounts"
 	}
-	cmd := exec.Command(exe, HelperArg, probeWord, arg)
+	cmd := exec.Command(exe, HelperArg, probeWord, arg, fmt.Sprint(os.Getuid()), fmt.Sprint(os.Getgid()))
 	cmd.Env = []string{}
 	cmd.Dir = "/"
 	cmd.SysProcAttr = nsAttr(flags)
@@ -109,11 +118,20 @@ func probe(flags uintptr, mounts bool) error {
 
 // probeMain is the helper's probe mode, inside fresh namespaces.
 func probeMain(args []string, stderr io.Writer) int {
-	if os.Getpid() != 1 {
-		fmt.Fprintln(stderr, "no new PID namespace")
+	if os.Getpid() != 1 || len(args) != 3 {
+		fmt.Fprintln(stderr, "the probe runs in a new PID namespace, with what to probe, the user and the group")
 		return 1
 	}
-	if len(args) > 0 && args[0] == "mounts" {
+	var uid, gid int
+	if _, err := fmt.Sscan(args[1]+" "+args[2], &uid, &gid); err != nil {
+		fmt.Fprintf(stderr, "bad user or group: %v\n", err)
+		return 1
+	}
+	if err := mapSelf(uid, gid); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if args[0] == "mounts" {
 		steps := []struct {
 			what string
 			do   func() error
@@ -183,6 +201,9 @@ func nsInit(pol policy, path string, argv []string, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "wfrun sandbox: "+format+"; the command was not run\n", a...)
 		return helperStatus
+	}
+	if err := mapSelf(pol.UID, pol.GID); err != nil {
+		return fail("%v", err)
 	}
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	sigs := make(chan os.Signal, 4)
@@ -515,4 +536,28 @@ func setNonDumpable() error { return unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0
 func nonDumpable() bool {
 	v, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
 	return err == nil && v == 0
+}
+
+// namespaceLayers probes each namespace of the sandbox, and the mounts.
+func namespaceLayers() []Layer {
+	base := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWPID)
+	probes := []struct {
+		name, detail string
+		flags        uintptr
+		mounts       bool
+	}{
+		{"user and PID namespaces", "no privilege needed; the command's own /proc; every process dies with the command", base, false},
+		{"mount namespace", "the host read-only, protected paths, private /tmp and /dev/shm, hidden folders", base | unix.CLONE_NEWNS, true},
+		{"IPC namespace", "no System V IPC or POSIX message queues shared with the host", base | unix.CLONE_NEWIPC, false},
+		{"network namespace", "no network at all without --sandbox-network", base | unix.CLONE_NEWNET, false},
+	}
+	var ls []Layer
+	for _, p := range probes {
+		l := Layer{Name: p.name, OK: true, Detail: p.detail}
+		if err := probe(p.flags, p.mounts); err != nil {
+			l.OK, l.Detail = false, "missing: "+err.Error()
+		}
+		ls = append(ls, l)
+	}
+	return ls
 }

@@ -33,3 +33,7 @@ func nsInit(_ policy, _ string, _ []string, stderr io.Writer) int {
 func setNonDumpable() error { return nil }
 
 func nonDumpable() bool { return false }
+
+func namespaceLayers() []Layer {
+	return []Layer{{Name: "namespaces", Detail: "missing: " + errNoNamespaces.Error()}}
+}

@@ -52,6 +52,10 @@ type policy struct {
 	Protect []string `json:"protect,omitempty"`
 	// Hide are folders covered by an empty read-only tmpfs.
 	Hide []string `json:"hide,omitempty"`
+	// UID and GID are wfrun's user and group, which the helper maps onto
+	// themselves in its user namespace.
+	UID int `json:"uid,omitempty"`
+	GID int `json:"gid,omitempty"`
 }
 
 // neededABI is the Landlock ABI the rules need: 3 for writes (truncate(2)
@@ -108,6 +112,7 @@ func (w *Workspace) Confine(path string, argv []string, tmp string) (string, []s
 	}
 	if w.namespaces() == nil {
 		pol.NS = true
+		pol.UID, pol.GID = os.Getuid(), os.Getgid()
 		pol.See = append([]string{w.root}, pol.Write...)
 		pol.Hide = w.hide
 		if w.mode == WorkspaceWrite {

@@ -3,6 +3,7 @@
 //	wfrun SCRIPT.js [flags]        run a script, print its WorkflowResult JSON on stdout
 //	wfrun check SCRIPT.js [flags]  run every pre-check and execute nothing
 //	wfrun providers                list the sub-agent providers and their capabilities
+//	wfrun doctor                   the sandbox layers this machine gives; exit 1 when sandboxed commands would be refused
 //	wfrun agents                   list the personas (agentType) and the files that failed to load
 //	wfrun tool                     print the tools' definitions for parent agents
 //	wfrun mcp [flags]              serve the tools over MCP (stdio, or --http)
