@@ -18,9 +18,10 @@ const sandboxWord = "sandbox"
 
 // initialised records that Init (or Dispatch) ran in this process and
 // returned, so that re-executing os.Executable() as the helper reaches the
-// helper rather than the program's ordinary main. It is the package's only
-// state, and it has to be: the fact it records is about the binary, not
-// about any value a caller could hold. It only ever goes from false to
+// helper rather than the program's ordinary main. It is package state
+// (with the namespaces probe's cached answer, a fact about the machine),
+// and it has to be: the fact it records is about the binary, not about any
+// value a caller could hold. It only ever goes from false to
 // true.
 var initialised atomic.Bool
 
@@ -37,7 +38,9 @@ func Initialized() bool { return helperAvailable() }
 // it applies the sandbox to itself and executes the command, or exits with
 // status 125 and a sentence on stderr. Otherwise it returns at once and
 // records that the helper is available; without that record Confine
-// refuses every sandboxed command.
+// refuses every sandboxed command. It also makes the process non-dumpable,
+// so that no child reads its environment (API keys) or memory through
+// /proc or ptrace.
 func Init() { Dispatch(nil) }
 
 // Dispatch is Init with more helper modes: modes maps a mode word to a
