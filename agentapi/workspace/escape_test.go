@@ -212,6 +212,8 @@ func TestProtectedPathsAreReadOnlyInAWritableWorkspace(t *testing.T) {
 		"echo '*' >> .git/info/exclude",
 		"echo '* filter=x' > .git/info/attributes",
 		"mkdir -p .git/modules/x",
+		"mkdir -p evil && cp .git/config evil/ && echo ../evil > .git/commondir",
+		"echo x > .git/worktrees",
 		"mv .git .git-old && mkdir .git",
 		"mkdir -p .wfrun/agents && echo persona > .wfrun/agents/evil.md",
 		"ln -s src .wfrun",
@@ -226,15 +228,16 @@ func TestProtectedPathsAreReadOnlyInAWritableWorkspace(t *testing.T) {
 	if after := gitIn(t, r, "config", "--list", "--local"); after != before {
 		t.Errorf("the repository's config changed:\n%s\nwas\n%s", after, before)
 	}
-	for _, p := range []string{".git/config.worktree", ".git/modules", ".wfrun", ".claude", ".git/hooks/pre-commit", ".git/info/attributes", ".git-old", "PWNED"} {
+	for _, p := range []string{".git/config.worktree", ".git/modules", ".git/commondir", ".git/worktrees", ".wfrun", ".claude", ".git/hooks/pre-commit", ".git/info/attributes", ".git-old", "PWNED"} {
 		if _, err := os.Lstat(filepath.Join(r, p)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s exists after the commands (a trace, or an attack that got through): %v", p, err)
 		}
 	}
-	// The rest of the repository is the child's to change: a commit works.
-	out, status := shell(t, w, tmp, "echo more >> README && git -c user.name=c -c user.email=c@example.com commit --quiet -am child && git log --format=%s -1")
-	if status != 0 || strings.TrimSpace(out) != "child" {
-		t.Fatalf("a commit in the workspace failed: %d %q", status, out)
+	// The checkout is the child's to change, and git reads the repository;
+	// commits are made in worktrees.
+	out, status := shellEnv(t, w, tmp, "echo more >> README && git status --porcelain -- README && git log --format=%s -1")
+	if status != 0 || strings.TrimSpace(out) != "M README\nfirst" {
+		t.Fatalf("git in the workspace: %d %q", status, out)
 	}
 }
 
@@ -290,8 +293,9 @@ func TestCheckWriteRefusesProtectedPaths(t *testing.T) {
 		{".wfrun", false},
 		{".wfrun/agents/a.md", false},
 		{".claude/settings.json", false},
-		{".git/objects/ab", true},
-		{".git/HEAD", true},
+		{".git/objects/ab", false},
+		{".git/HEAD", false},
+		{".git", false},
 		{"README", true},
 		{".gitignore", true},
 		{".wfrunx", true},
@@ -362,5 +366,55 @@ func TestTheCommandSeesOnlyItsOwnEnvironment(t *testing.T) {
 	}
 	if ws, ok := ex.State.Sys().(syscall.WaitStatus); !ok || ws.ExitStatus() != 0 {
 		t.Fatalf("status %v", ex.State)
+	}
+}
+
+// Two commands in one workspace share the placeholders of the protected
+// paths that do not exist: the one that made them ends first, and the
+// other must stay protected until its own end.
+func TestAPlaceholderOutlivesTheCommandThatMadeIt(t *testing.T) {
+	t.Parallel()
+	w, _, tmp := sandboxed(t, Config{})
+	r := w.Root()
+	wait := func(name string) string { return "while [ ! -e " + name + " ]; do sleep 0.01; done; " }
+	type result struct {
+		out    string
+		status int
+	}
+	first, second := make(chan result, 1), make(chan result, 1)
+	go func() {
+		out, status := shell(t, w, tmp, "echo > a-ready; "+wait("a-go")+"echo first done")
+		first <- result{out, status}
+	}()
+	waitFile(t, filepath.Join(r, "a-ready"))
+	go func() {
+		out, status := shell(t, w, tmp, "echo > b-ready; "+wait("b-go")+"mkdir -p .claude/x || mkdir -p .wfrun/agents || echo x > .git; find .claude .wfrun .git -mindepth 1; find .claude .wfrun .git -mindepth 1 | wc -l")
+		second <- result{out, status}
+	}()
+	waitFile(t, filepath.Join(r, "b-ready"))
+	write(t, filepath.Join(r, "a-go"), "")
+	if res := <-first; res.status != 0 {
+		t.Fatalf("the first command failed: %d %q", res.status, res.out)
+	}
+	write(t, filepath.Join(r, "b-go"), "")
+	res := <-second
+	if res.status != 0 || strings.TrimSpace(res.out[strings.LastIndex(strings.TrimSpace(res.out), "\n")+1:]) != "0" {
+		t.Fatalf("the second command could change a protected path once the first had ended: %d %q", res.status, res.out)
+	}
+	for _, p := range []string{".claude", ".wfrun", ".git"} {
+		if entries, err := os.ReadDir(filepath.Join(r, p)); err == nil && len(entries) > 0 {
+			t.Errorf("%s got %v", p, entries)
+		}
+	}
+}
+
+// waitFile returns once path exists; the test's own deadline bounds it.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -213,7 +213,7 @@ func nsInit(pol policy, path string, argv []string, stderr io.Writer) int {
 		return fail("cannot tell the working folder: %v", err)
 	}
 	held, err := buildView(pol)
-	defer release(held)
+	defer release(held, pol.Write)
 	if err != nil {
 		return fail("cannot build the sandbox's file system: %v", err)
 	}
@@ -285,7 +285,7 @@ type placeholder struct {
 // private to the namespace; the whole host read-only; /proc of the new PID
 // namespace; private /tmp and /dev/shm; the root and the writable folders
 // mounted again where they are (writable ones writable, also when under
-// /tmp); pinned folders; protected paths read-only (placeholders for the
+// /tmp); protected paths read-only (placeholders for the
 // missing ones whose parent is writable); hidden folders covered.
 func buildView(pol policy) ([]placeholder, error) {
 	see := slices.Clone(pol.See)
@@ -342,11 +342,6 @@ func buildView(pol policy) ([]placeholder, error) {
 		}
 		if err := setattr(d, 0, set, clr); err != nil {
 			return nil, fmt.Errorf("cannot set %s's access: %v", d, err)
-		}
-	}
-	for _, d := range pol.Pin {
-		if err := bindSelf(d, false); err != nil {
-			return nil, err
 		}
 	}
 	var held []placeholder
@@ -465,24 +460,56 @@ func protect(p string, write []string) (*placeholder, error) {
 	return nil, fmt.Errorf("the protected path %s kept changing while the sandbox was built", p)
 }
 
-// release unmounts the placeholders this helper made and removes each
-// one that is still empty and that no other helper holds; every lock is
-// released. Only the init runs it, once every process of the namespace
-// is gone.
-func release(held []placeholder) {
+// release removes the placeholders this helper made, each one that is
+// still empty and that no other helper holds, and releases every lock.
+// Only the init runs it, once every process of the namespace is gone.
+//
+// A placeholder is a mount point in this namespace, which the kernel
+// will not remove; unmounting each would cost an RCU grace period apiece.
+// So the writable folders that hold placeholders are detached whole, in
+// one lazy unmount, and the placeholders removed through descriptors of
+// their parent folders, opened before: a detached mount stays usable
+// through an open descriptor, and has no mount point left on it.
+func release(held []placeholder, write []string) {
+	type gone struct {
+		h   placeholder
+		dir int
+	}
+	var todo []gone
+	var tops []string
 	for _, h := range held {
-		if h.created {
-			if unix.Unmount(h.path, unix.MNT_DETACH) == nil && unix.Flock(h.fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
-				var a, b unix.Stat_t
-				if unix.Fstat(h.fd, &a) == nil && unix.Lstat(h.path, &b) == nil && a.Ino == b.Ino && a.Dev == b.Dev {
-					if h.dir {
-						_ = unix.Rmdir(h.path) // fails unless empty
-					} else if a.Size == 0 {
-						_ = unix.Unlink(h.path)
-					}
+		if !h.created {
+			continue
+		}
+		dir, err := unix.Open(filepath.Dir(h.path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		todo = append(todo, gone{h, dir})
+		for _, w := range write {
+			if under(h.path, []string{w}) && !slices.Contains(tops, w) {
+				tops = append(tops, w)
+			}
+		}
+	}
+	for _, w := range tops {
+		_ = unix.Unmount(w, unix.MNT_DETACH)
+	}
+	for _, g := range todo {
+		if unix.Flock(g.h.fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
+			name := filepath.Base(g.h.path)
+			var a, b unix.Stat_t
+			if unix.Fstat(g.h.fd, &a) == nil && unix.Fstatat(g.dir, name, &b, unix.AT_SYMLINK_NOFOLLOW) == nil && a.Ino == b.Ino && a.Dev == b.Dev {
+				if g.h.dir {
+					_ = unix.Unlinkat(g.dir, name, unix.AT_REMOVEDIR) // fails unless empty
+				} else if a.Size == 0 {
+					_ = unix.Unlinkat(g.dir, name, 0)
 				}
 			}
 		}
+		unix.Close(g.dir)
+	}
+	for _, h := range held {
 		unix.Close(h.fd)
 	}
 }

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -14,17 +13,21 @@ import (
 var protectedFiles = map[string]bool{"config": true, "config.worktree": true, "commondir": true, "gitdir": true}
 
 // Protected returns the paths inside the workspace's writable folders that
-// no child may change, absolute and without symlinks (as far as they
-// exist): what the user's own git, wfrun or Claude Code later reads or
-// runs. For the root R:
+// no child may change, absolute: what the user's own git, wfrun or Claude
+// Code later reads or runs. For the root R:
 //
-//   - R/.git when it is a file (a worktree's pointer to its git folder) or
-//     does not exist (a child may not make the workspace a repository);
-//     when it is a folder, its config, config.worktree, hooks, info (with
-//     exclude and attributes) and modules;
+//   - R/.git, whole, whether a folder, a file (a worktree's pointer to its
+//     git folder) or missing (a child may not make the workspace a
+//     repository). Not only its config and hooks: git also follows a
+//     commondir file it finds there to another folder's config, and a file
+//     of that name cannot be guarded by a placeholder (git refuses to run
+//     when it exists at all), so the whole folder is read-only, as in
+//     Codex's sandbox. A child commits in a worktree (isolation
+//     'worktree'), not in the main checkout;
 //   - R/.wfrun (run folders, worktrees, personas) and R/.claude;
 //   - in a worktree, the config, config.worktree, commondir and gitdir
-//     files of the worktree's own git folder.
+//     files of the worktree's own git folder (the rest of it, the index
+//     and HEAD, stays writable for commits).
 //
 // A path is listed whether or not it exists: a child may not create it
 // either. The sandbox helper mounts every listed path read-only for the
@@ -32,16 +35,7 @@ var protectedFiles = map[string]bool{"config": true, "config.worktree": true, "c
 // them.
 func (w *Workspace) Protected() []string {
 	r := w.root
-	var out []string
-	git := filepath.Join(r, ".git")
-	if fi, err := os.Lstat(git); err == nil && fi.IsDir() {
-		for _, n := range []string{"config", "config.worktree", "hooks", "info", "modules"} {
-			out = append(out, filepath.Join(git, n))
-		}
-	} else {
-		out = append(out, git)
-	}
-	out = append(out, filepath.Join(r, ".wfrun"), filepath.Join(r, ".claude"))
+	out := []string{filepath.Join(r, ".git"), filepath.Join(r, ".wfrun"), filepath.Join(r, ".claude")}
 	if w.gitdir != "" {
 		for _, n := range []string{"config", "config.worktree", "commondir", "gitdir"} {
 			out = append(out, filepath.Join(w.gitdir, n))

@@ -45,9 +45,6 @@ type policy struct {
 	// See are folders that stay visible even under the private /tmp: the
 	// workspace root (also in read-only mode) and the writable folders.
 	See []string `json:"see,omitempty"`
-	// Pin are folders made mount points of their own (still writable),
-	// so that a child can neither rename nor remove them: a root's .git.
-	Pin []string `json:"pin,omitempty"`
 	// Protect are the paths mounted read-only (Workspace.Protected).
 	Protect []string `json:"protect,omitempty"`
 	// Hide are folders covered by an empty read-only tmpfs.
@@ -117,9 +114,6 @@ func (w *Workspace) Confine(path string, argv []string, tmp string) (string, []s
 		pol.Hide = w.hide
 		if w.mode == WorkspaceWrite {
 			pol.Protect = w.Protected()
-			if fi, err := os.Lstat(filepath.Join(w.root, ".git")); err == nil && fi.IsDir() {
-				pol.Pin = []string{filepath.Join(w.root, ".git")}
-			}
 		}
 	}
 	enc, err := json.Marshal(pol)
