@@ -21,11 +21,16 @@ import (
 // the mounts the sandbox needs can be made.
 const probeWord = "ns-probe"
 
-// nsFlags are the namespaces of a sandboxed command: user (so that no
-// privilege is needed), PID (its own /proc, and every process dies with
-// the helper), mount, IPC, and network unless TCP is allowed.
+// nsFlags are the namespaces a sandboxed command's helper starts in: user
+// (so that no privilege is needed), PID (its own /proc, and every process
+// dies with the helper), IPC, and network unless TCP is allowed. The mount
+// namespace is not among them: the helper makes it with unshare on the
+// one thread that builds the view and starts the command, so that its
+// other threads stay in the host's mount namespace, where the
+// placeholders it made are no mount points and can be removed at the end
+// without an unmount (which costs an RCU grace period).
 func nsFlags(network bool) uintptr {
-	f := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
+	f := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWIPC)
 	if !network {
 		f |= unix.CLONE_NEWNET
 	}
@@ -132,10 +137,12 @@ func probeMain(args []string, stderr io.Writer) int {
 		return 1
 	}
 	if args[0] == "mounts" {
+		runtime.LockOSThread() // never unlocked: the thread has a mount namespace of its own
 		steps := []struct {
 			what string
 			do   func() error
 		}{
+			{"create a mount namespace", func() error { return unix.Unshare(unix.CLONE_NEWNS) }},
 			{"make the mounts private", func() error { return unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "") }},
 			{"mount /proc of the new PID namespace", func() error {
 				return unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
@@ -212,42 +219,27 @@ func nsInit(pol policy, path string, argv []string, stderr io.Writer) int {
 	if err != nil {
 		return fail("cannot tell the working folder: %v", err)
 	}
-	held, err := buildView(pol)
-	defer release(held, pol.Write)
-	if err != nil {
-		return fail("cannot build the sandbox's file system: %v", err)
-	}
-	if err := os.Chdir(cwd); err != nil { // through the new mounts
-		return fail("cannot enter %s: %v", cwd, err)
-	}
-
-	started := make(chan error, 1)
-	var pid int
+	// One thread builds the view in a mount namespace of its own, then
+	// drops its capabilities, enters the Landlock domain and starts the
+	// command, which inherits all of it. It never runs anything else (the
+	// runtime starts no thread from a locked one) and is never unlocked.
+	// The init's other threads stay in the host's mount namespace and keep
+	// their capabilities, to remove the placeholders at the end.
+	started := make(chan view, 1)
 	go func() {
-		// This thread drops its capabilities and enters the Landlock
-		// domain, and starts the command, which inherits both; it never
-		// runs anything else (the runtime starts no thread from a locked
-		// one), and the init keeps its capabilities on its other threads
-		// to undo the placeholders at the end.
 		runtime.LockOSThread()
-		if err := dropCapabilities(); err != nil {
-			started <- err
-			return
+		v := startInView(pol, cwd, path, argv)
+		started <- v
+		if v.err == nil {
+			select {} // keep the thread: it is the command's parent
 		}
-		if err := restrictSelf(pol); err != nil {
-			started <- err
-			return
-		}
-		pid, err = syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, 1, 2}})
-		if err != nil {
-			err = fmt.Errorf("cannot execute %s: %v", path, err)
-		}
-		started <- err
-		select {} // keep the thread: it is the command's parent
 	}()
-	if err := <-started; err != nil {
-		return fail("%v", err)
+	v := <-started
+	defer release(v.held)
+	if v.err != nil {
+		return fail("%v", v.err)
 	}
+	pid := v.pid
 	go func() {
 		for s := range sigs {
 			_ = syscall.Kill(-1, s.(syscall.Signal)) // every process of the namespace but this one
@@ -269,6 +261,42 @@ func nsInit(pol policy, path string, argv []string, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// view is what the thread that starts the command reports: the
+// placeholders it holds, and the command's pid or why it did not start.
+type view struct {
+	held []placeholder
+	pid  int
+	err  error
+}
+
+// startInView runs on the locked thread that starts the command: a mount
+// namespace of its own, the view, the working folder through the new
+// mounts, no capability, the Landlock domain, and the command.
+func startInView(pol policy, cwd, path string, argv []string) (v view) {
+	if v.err = unix.Unshare(unix.CLONE_NEWNS); v.err != nil {
+		v.err = fmt.Errorf("cannot create a mount namespace: %v", v.err)
+		return v
+	}
+	if v.held, v.err = buildView(pol); v.err != nil {
+		v.err = fmt.Errorf("cannot build the sandbox's file system: %v", v.err)
+		return v
+	}
+	if v.err = unix.Chdir(cwd); v.err != nil {
+		v.err = fmt.Errorf("cannot enter %s: %v", cwd, v.err)
+		return v
+	}
+	if v.err = dropCapabilities(); v.err != nil {
+		return v
+	}
+	if v.err = restrictSelf(pol); v.err != nil {
+		return v
+	}
+	if v.pid, v.err = syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, 1, 2}}); v.err != nil {
+		v.err = fmt.Errorf("cannot execute %s: %v", path, v.err)
+	}
+	return v
 }
 
 // placeholder is a protected path the view mounted over: the helper holds
@@ -462,54 +490,21 @@ func protect(p string, write []string) (*placeholder, error) {
 
 // release removes the placeholders this helper made, each one that is
 // still empty and that no other helper holds, and releases every lock.
-// Only the init runs it, once every process of the namespace is gone.
-//
-// A placeholder is a mount point in this namespace, which the kernel
-// will not remove; unmounting each would cost an RCU grace period apiece.
-// So the writable folders that hold placeholders are detached whole, in
-// one lazy unmount, and the placeholders removed through descriptors of
-// their parent folders, opened before: a detached mount stays usable
-// through an open descriptor, and has no mount point left on it.
-func release(held []placeholder, write []string) {
-	type gone struct {
-		h   placeholder
-		dir int
-	}
-	var todo []gone
-	var tops []string
+// Only the init runs it, once every process of the namespace is gone, on
+// a thread in the host's mount namespace, where a placeholder is no mount
+// point.
+func release(held []placeholder) {
 	for _, h := range held {
-		if !h.created {
-			continue
-		}
-		dir, err := unix.Open(filepath.Dir(h.path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue
-		}
-		todo = append(todo, gone{h, dir})
-		for _, w := range write {
-			if under(h.path, []string{w}) && !slices.Contains(tops, w) {
-				tops = append(tops, w)
-			}
-		}
-	}
-	for _, w := range tops {
-		_ = unix.Unmount(w, unix.MNT_DETACH)
-	}
-	for _, g := range todo {
-		if unix.Flock(g.h.fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
-			name := filepath.Base(g.h.path)
+		if h.created && unix.Flock(h.fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
 			var a, b unix.Stat_t
-			if unix.Fstat(g.h.fd, &a) == nil && unix.Fstatat(g.dir, name, &b, unix.AT_SYMLINK_NOFOLLOW) == nil && a.Ino == b.Ino && a.Dev == b.Dev {
-				if g.h.dir {
-					_ = unix.Unlinkat(g.dir, name, unix.AT_REMOVEDIR) // fails unless empty
+			if unix.Fstat(h.fd, &a) == nil && unix.Lstat(h.path, &b) == nil && a.Ino == b.Ino && a.Dev == b.Dev {
+				if h.dir {
+					_ = unix.Rmdir(h.path) // fails unless empty
 				} else if a.Size == 0 {
-					_ = unix.Unlinkat(g.dir, name, 0)
+					_ = unix.Unlink(h.path)
 				}
 			}
 		}
-		unix.Close(g.dir)
-	}
-	for _, h := range held {
 		unix.Close(h.fd)
 	}
 }
@@ -574,7 +569,7 @@ func namespaceLayers() []Layer {
 		mounts       bool
 	}{
 		{"user and PID namespaces", "no privilege needed; the command's own /proc; every process dies with the command", base, false},
-		{"mount namespace", "the host read-only, protected paths, private /tmp and /dev/shm, hidden folders", base | unix.CLONE_NEWNS, true},
+		{"mount namespace", "the host read-only, protected paths, private /tmp and /dev/shm, hidden folders", base, true},
 		{"IPC namespace", "no System V IPC or POSIX message queues shared with the host", base | unix.CLONE_NEWIPC, false},
 		{"network namespace", "no network at all without --sandbox-network", base | unix.CLONE_NEWNET, false},
 	}
