@@ -48,11 +48,12 @@ func Init() { Dispatch(nil) }
 // and returns its exit status. The word "sandbox" is this package's own and
 // cannot be replaced. An unknown word exits with status 2.
 func Dispatch(modes map[string]func(args []string) int) {
+	// No child may read this process's memory or environment through
+	// /proc or ptrace, whatever its user: wfrun's, or a helper mode's such
+	// as an isolated run's. A sandboxed command is a new program, dumpable
+	// again.
+	_ = setNonDumpable()
 	if len(os.Args) < 2 || os.Args[1] != HelperArg {
-		// No child may read this process's memory or environment through
-		// /proc or ptrace, whatever its user: the helper's command is a
-		// new program and dumpable again.
-		_ = setNonDumpable()
 		initialised.Store(true)
 		return
 	}
