@@ -418,3 +418,28 @@ func waitFile(t *testing.T, path string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// The init's threads other than the command's are in the host's mount
+// namespace, with capabilities: its /proc entries must not lead there.
+func TestTheInitIsNoWayOut(t *testing.T) {
+	t.Parallel()
+	w, outside, tmp := sandboxed(t, Config{})
+	for _, script := range []string{
+		"ls /proc/1/root/",
+		"ls /proc/1/cwd/",
+		"echo x > /proc/1/cwd/escaped",
+		"for d in /proc/1/task/*; do ls $d/root/ && exit 0; done; exit 1",
+		"for d in /proc/1/task/*; do echo x > $d/cwd/escaped && exit 0; done; exit 1",
+		"for f in /proc/1/fd/*; do ls $f/ && exit 0; done; exit 1",
+		"cat /proc/1/environ",
+		"cat /proc/1/maps",
+		"echo x > " + outside + "/escaped",
+	} {
+		if out, status := shell(t, w, tmp, script); status == 0 {
+			t.Errorf("%q succeeded: %q", script, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.Root(), "escaped")); err == nil {
+		t.Error("a file was written through the init's /proc entries")
+	}
+}
