@@ -443,3 +443,21 @@ func TestTheInitIsNoWayOut(t *testing.T) {
 		t.Error("a file was written through the init's /proc entries")
 	}
 }
+
+func TestAWorkspaceAboveTheSandboxsOwnMountsIsRefusedWritableAndReadableReadOnly(t *testing.T) {
+	t.Parallel()
+	w, err := New(Config{Root: "/", Mode: WorkspaceWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, status := shell(t, w, "", "true"); status != helperStatus || !strings.Contains(out, "choose a narrower workspace") {
+		t.Fatalf("workspace-write at /: %d %q", status, out)
+	}
+	w, err = New(Config{Root: "/", Mode: ReadOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, status := shell(t, w, "", "test -r /etc/passwd && ls /proc | grep -c '^[0-9]'"); status != 0 || strings.TrimSpace(out) == "" {
+		t.Fatalf("read-only at /: %d %q", status, out)
+	}
+}

@@ -353,6 +353,14 @@ func buildView(pol policy) ([]placeholder, error) {
 		}
 	}
 	for i, d := range see {
+		if covers(d) {
+			// "/" or "/dev": already visible, and a copy of it would cover
+			// the namespace's own /proc, /tmp or /dev/shm.
+			if slices.Contains(pol.Write, d) {
+				return nil, fmt.Errorf("the writable folder %s holds /proc, /tmp or /dev/shm, which the sandbox replaces by the namespace's own; choose a narrower workspace", d)
+			}
+			continue
+		}
 		tree, err := unix.OpenTree(fds[i], "", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_EMPTY_PATH|unix.AT_RECURSIVE)
 		if err != nil {
 			return nil, fmt.Errorf("cannot copy the mount of %s: %v", d, err)
@@ -391,6 +399,12 @@ func buildView(pol policy) ([]placeholder, error) {
 		}
 	}
 	return held, nil
+}
+
+// covers reports whether d is /proc, /tmp or /dev/shm, or a folder above
+// one of them.
+func covers(d string) bool {
+	return slices.ContainsFunc([]string{"/proc", "/tmp", "/dev/shm"}, func(m string) bool { return under(m, []string{d}) || d == "/" })
 }
 
 // setattr changes the attributes of the mount at path.
