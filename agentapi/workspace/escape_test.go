@@ -382,14 +382,18 @@ func TestAPlaceholderOutlivesTheCommandThatMadeIt(t *testing.T) {
 		status int
 	}
 	first, second := make(chan result, 1), make(chan result, 1)
+	// A result is sent even when shell fails the test (and ends the
+	// goroutine), so that the test never waits for nothing.
 	go func() {
-		out, status := shell(t, w, tmp, "echo > a-ready; "+wait("a-go")+"echo first done")
-		first <- result{out, status}
+		r := result{status: -1}
+		defer func() { first <- r }()
+		r.out, r.status = shell(t, w, tmp, "echo > a-ready; "+wait("a-go")+"echo first done")
 	}()
 	waitFile(t, filepath.Join(r, "a-ready"))
 	go func() {
-		out, status := shell(t, w, tmp, "echo > b-ready; "+wait("b-go")+"mkdir -p .claude/x || mkdir -p .wfrun/agents || echo x > .git; find .claude .wfrun .git -mindepth 1; find .claude .wfrun .git -mindepth 1 | wc -l")
-		second <- result{out, status}
+		r := result{status: -1}
+		defer func() { second <- r }()
+		r.out, r.status = shell(t, w, tmp, "echo > b-ready; "+wait("b-go")+"mkdir -p .claude/x || mkdir -p .wfrun/agents || echo x > .git; find .claude .wfrun .git -mindepth 1; find .claude .wfrun .git -mindepth 1 | wc -l")
 	}()
 	waitFile(t, filepath.Join(r, "b-ready"))
 	write(t, filepath.Join(r, "a-go"), "")
@@ -408,12 +412,17 @@ func TestAPlaceholderOutlivesTheCommandThatMadeIt(t *testing.T) {
 	}
 }
 
-// waitFile returns once path exists; the test's own deadline bounds it.
+// waitFile returns once path exists, and fails the test when the test
+// binary's deadline (-timeout) is near.
 func waitFile(t *testing.T, path string) {
 	t.Helper()
+	deadline, bounded := t.Deadline()
 	for {
 		if _, err := os.Stat(path); err == nil {
 			return
+		}
+		if bounded && time.Until(deadline) < 5*time.Second {
+			t.Fatalf("%s never appeared", path)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
