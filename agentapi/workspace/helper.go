@@ -16,6 +16,10 @@ const HelperArg = "__wfrun-helper"
 // sandboxWord is the mode word of the sandbox helper.
 const sandboxWord = "sandbox"
 
+// probeWord is the helper mode that checks, inside fresh namespaces, that
+// the mounts the sandbox needs can be made.
+const probeWord = "ns-probe"
+
 // initialised records that Init (or Dispatch) ran in this process and
 // returned, so that re-executing os.Executable() as the helper reaches the
 // helper rather than the program's ordinary main. It is package state

@@ -17,10 +17,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// probeWord is the helper mode that checks, inside fresh namespaces, that
-// the mounts the sandbox needs can be made.
-const probeWord = "ns-probe"
-
 // nsFlags are the namespaces a sandboxed command's helper starts in: user
 // (so that no privilege is needed), PID (its own /proc, and every process
 // dies with the helper), IPC, and network unless TCP is allowed. The mount
