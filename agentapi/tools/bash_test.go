@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,13 +86,27 @@ func TestBashReportsExitStatusTimeoutAndTruncation(t *testing.T) {
 
 func TestBashKillsWhatTheCommandLeftBehind(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, workspace.WorkspaceWrite, nil)
+	// In danger-full-access the command's process group is the host's.
+	f := newFixture(t, workspace.DangerFullAccess, nil)
 	got := f.ok(Bash, obj{"command": "sleep 30 & echo $$"})
 	pgid, err := strconv.Atoi(got)
 	if err != nil {
 		t.Fatalf("got %q", got)
 	}
 	proctest.AssertGroupGone(t, pgid)
+	// Sandboxed, the command's pids are its namespace's: what it left
+	// holds a lock, which must be free once Bash has returned (setsid
+	// included: the whole namespace goes).
+	f = newFixture(t, workspace.WorkspaceWrite, nil)
+	f.ok(Bash, obj{"command": "setsid sh -c 'exec 9>>lock; flock 9; echo > ready; exec sleep 30' & while [ ! -e ready ]; do sleep 0.01; done"})
+	lock, err := os.OpenFile(filepath.Join(f.root, "lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatalf("a process the command left behind still holds its lock: %v", err)
+	}
 }
 
 func TestBashStopsWhenTheChildIsCancelled(t *testing.T) {
