@@ -76,17 +76,32 @@ func (w *Workspace) SysProcAttr() *syscall.SysProcAttr {
 	return nsAttr(nsFlags(w.network))
 }
 
+// The namespaces probe's answer, kept for the life of the process once it
+// is known for good.
 var (
-	probeOnce sync.Once
+	probeMu   sync.Mutex
+	probeDone bool
 	probeErr  error
 )
 
-// namespacesAvailable reports, once per process, whether this machine
-// gives a sandboxed command its namespaces and the mounts it needs: it
-// starts the helper in them, with nothing to run.
+// namespacesAvailable reports whether this machine gives a sandboxed
+// command its namespaces and the mounts it needs: it starts the helper in
+// them, with nothing to run. The answer is kept, unless the probe could
+// not even start for a passing shortage (too many processes or
+// namespaces at once), so that such a moment does not refuse every later
+// command.
 func namespacesAvailable() error {
-	probeOnce.Do(func() { probeErr = probe(nsFlags(false), true) })
-	return probeErr
+	probeMu.Lock()
+	defer probeMu.Unlock()
+	if probeDone {
+		return probeErr
+	}
+	err := probe(nsFlags(false), true)
+	if err != nil && (errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.ENOMEM)) {
+		return err
+	}
+	probeDone, probeErr = true, err
+	return err
 }
 
 // probe starts the helper's probe mode in the namespaces flags; with
@@ -112,7 +127,7 @@ func probe(flags uintptr, mounts bool) error {
 		if msg := strings.TrimSpace(string(out)); msg != "" {
 			return errors.New(msg)
 		}
-		return err
+		return err // a start that failed wraps its errno
 	}
 	return nil
 }
