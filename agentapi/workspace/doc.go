@@ -46,7 +46,9 @@
 // Landlock ABI 4 (3 with Network) refuses every sandboxed command with
 // ErrNoLandlock, a machine without user namespaces (probed once per
 // process) with ErrNoNamespaces unless Config.LandlockOnly accepts
-// Landlock alone, and a program that never called Init with ErrNoHelper;
+// Landlock alone (with a seccomp filter that refuses setsid, setpgid and
+// ptrace, and metadata changes in ReadOnly), and a program that never
+// called Init with ErrNoHelper;
 // each sentence names the flag that is the way out. Layers reports which
 // layers the machine gives (wfrun doctor).
 //

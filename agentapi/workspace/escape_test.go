@@ -340,6 +340,22 @@ func TestWithoutNamespacesSandboxedCommandsAreRefusedUnlessLandlockOnly(t *testi
 		if status == 0 || strings.HasPrefix(out, "1\n") {
 			t.Fatalf("%s: under Landlock alone: status %d, %q", mode, status, out)
 		}
+		// What seccomp takes back: no new session or group (a survivor
+		// stays in the group that is killed), no ptrace, and in read-only
+		// no metadata change.
+		refused := []string{"setsid true", "python3 -c 'import os; os.setpgid(0, 0)'",
+			"python3 -c 'import ctypes,os; exit(ctypes.CDLL(None).ptrace(0x4206, os.getppid(), 0, 0) != 0)'"}
+		if mode == ReadOnly {
+			refused = append(refused, "chmod 600 "+w.Root(), "touch -d 2001-01-01 "+w.Root(), "chown $(id -u) "+w.Root())
+		}
+		for _, script := range refused {
+			if out, status := shell(t, w, tmp, script); status == 0 {
+				t.Errorf("%s: Landlock alone let %q succeed (output %q)", mode, script, out)
+			}
+		}
+		if out, status := shell(t, w, tmp, "sh -c 'echo nested' && ls / > /dev/null && (sleep 0 &) && echo ok"); status != 0 || !strings.HasSuffix(out, "ok\n") {
+			t.Errorf("%s: an ordinary script fails under the seccomp filter: %d %q", mode, status, out)
+		}
 	}
 	w, _, _ := sandboxed(t, Config{LandlockOnly: true})
 	if w.LandlockOnly() {

@@ -33,5 +33,6 @@ func Layers() []Layer {
 		ll.Detail += ", signals and abstract Unix sockets scoped"
 	}
 	ls = append(ls, ll)
-	return append(ls, namespaceLayers()...)
+	ls = append(ls, namespaceLayers()...)
+	return append(ls, seccompLayer())
 }

@@ -37,3 +37,5 @@ func nonDumpable() bool { return false }
 func namespaceLayers() []Layer {
 	return []Layer{{Name: "namespaces", Detail: "missing: " + errNoNamespaces.Error()}}
 }
+
+func seccompLayer() Layer { return Layer{Name: "seccomp", Detail: "missing: a feature of Linux"} }

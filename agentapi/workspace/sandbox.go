@@ -211,6 +211,9 @@ func sandboxMain(args []string, stderr io.Writer) int {
 	if err := restrictSelf(pol); err != nil {
 		return fail("%v", err)
 	}
+	if err := installSeccomp(pol.Mode == ReadOnly); err != nil { // Landlock alone: see seccomp_linux.go
+		return fail("%v", err)
+	}
 	err := syscall.Exec(path, argv, os.Environ())
 	return fail("cannot execute %s: %v", path, err)
 }
