@@ -93,7 +93,8 @@ func (w *Workspace) Confine(path string, argv []string, tmp string) (string, []s
 	if !w.mode.Sandboxed() {
 		return path, argv, nil
 	}
-	if err := w.CheckSandbox(); err != nil {
+	ns, err := w.checkSandbox()
+	if err != nil {
 		return "", nil, err
 	}
 	exe, err := os.Executable()
@@ -107,7 +108,7 @@ func (w *Workspace) Confine(path string, argv []string, tmp string) (string, []s
 			pol.Write = append(pol.Write, tmp)
 		}
 	}
-	if w.namespaces() == nil {
+	if ns {
 		pol.NS = true
 		pol.UID, pol.GID = os.Getuid(), os.Getgid()
 		pol.See = append([]string{w.root}, pol.Write...)
@@ -128,22 +129,31 @@ func (w *Workspace) Confine(path string, argv []string, tmp string) (string, []s
 // workspace, or nil when they can run (and always in DangerFullAccess). A
 // caller may use it to refuse early, before it builds a command.
 func (w *Workspace) CheckSandbox() error {
+	_, err := w.checkSandbox()
+	return err
+}
+
+// checkSandbox is CheckSandbox, and reports besides whether the command
+// gets its namespaces (false: Landlock alone, which LandlockOnly allowed),
+// from the one answer of the probe that decided.
+func (w *Workspace) checkSandbox() (ns bool, err error) {
 	if !w.mode.Sandboxed() {
-		return nil
+		return false, nil
 	}
 	if !w.helper() {
-		return fmt.Errorf("sandboxed commands are refused: the %s sandbox starts each command through a helper mode of this program, and this program did not call workspace.Init() (engine.Init() in programs that embed wfrun's engine) at the top of main; add that call, or run with --sandbox danger-full-access to opt out of the sandbox: %w", w.mode, ErrNoHelper)
+		return false, fmt.Errorf("sandboxed commands are refused: the %s sandbox starts each command through a helper mode of this program, and this program did not call workspace.Init() (engine.Init() in programs that embed wfrun's engine) at the top of main; add that call, or run with --sandbox danger-full-access to opt out of the sandbox: %w", w.mode, ErrNoHelper)
 	}
 	need := neededABI(w.network)
 	abi, err := w.abi()
 	if err != nil || abi < need {
-		return landlockRefusal(w.mode, w.network, abi, err)
+		return false, landlockRefusal(w.mode, w.network, abi, err)
 	}
-	if err := w.namespaces(); err != nil && !w.landlockOnly {
-		return fmt.Errorf("sandboxed commands are refused: the %s sandbox runs each command in namespaces of its own (user, PID, mount, IPC, network), so that it cannot read wfrun's secrets, outlive its call or change protected files, and this machine cannot create them (%v); allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or user.max_user_namespaces above 0, or the AppArmor restriction lifted), or accept the weaker Landlock-only sandbox with --sandbox-landlock-only, or opt out with --sandbox danger-full-access: %w",
-			w.mode, err, ErrNoNamespaces)
+	nsErr := w.namespaces()
+	if nsErr != nil && !w.landlockOnly {
+		return false, fmt.Errorf("sandboxed commands are refused: the %s sandbox runs each command in namespaces of its own (user, PID, mount, IPC, network), so that it cannot read wfrun's secrets, outlive its call or change protected files, and this machine cannot create them (%v); allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or user.max_user_namespaces above 0, or the AppArmor restriction lifted), or accept the weaker Landlock-only sandbox with --sandbox-landlock-only, or opt out with --sandbox danger-full-access: %w",
+			w.mode, nsErr, ErrNoNamespaces)
 	}
-	return nil
+	return nsErr == nil, nil
 }
 
 // LandlockOnly reports whether sandboxed commands run under Landlock alone:
