@@ -91,6 +91,7 @@ func Parse(name, src string) (*Script, error) {
 	if err := s.rewriteRegexps(prg); err != nil {
 		return nil, err
 	}
+	rewriteSizes(prg.Body[0].(*ast.ExpressionStatement).Expression.(*ast.FunctionLiteral), s.meta)
 	s.program, err = goja.CompileAST(prg, false)
 	if err != nil {
 		return nil, s.compileError(err)

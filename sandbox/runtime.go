@@ -74,6 +74,10 @@ type Runtime struct {
 	functionProto *goja.Object  // Function.prototype, for guardBind
 	bindDepth     *goja.Symbol  // marks bound functions with the depth of their chain
 	errorCtors    map[string]goja.Value
+
+	// See rewrite.go.
+	helperValues []goja.Value  // the size-checking helpers a rewritten script is passed
+	plainAdd     goja.Callable // goja's own + on primitives, for BigInt
 }
 
 // New returns a runtime with only the ECMAScript builtins, the sandbox's
@@ -250,5 +254,15 @@ func (r *Runtime) Load(s *Script) (goja.Callable, error) {
 	if !ok {
 		return nil, wferr.New(wferr.Internal, "sandbox: script %s did not evaluate to a function", s.Name)
 	}
-	return fn, nil
+	helpers := r.helpers()
+	return func(this goja.Value, args ...goja.Value) (goja.Value, error) {
+		all := make([]goja.Value, 2, 2+len(helpers))
+		for i := range min(len(args), 2) {
+			all[i] = args[i]
+		}
+		for i := len(args); i < 2; i++ {
+			all[i] = goja.Undefined()
+		}
+		return fn(this, append(all, helpers...)...)
+	}, nil
 }

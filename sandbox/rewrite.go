@@ -1,0 +1,369 @@
+package sandbox
+
+import (
+	"reflect"
+	"strconv"
+	"sync"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	gojatoken "github.com/dop251/goja/token"
+	"github.com/dop251/goja/unistring"
+)
+
+// Two things a script writes grow memory inside one goja operation, where
+// neither the run's deadline nor the heap watchdog can stop it before the
+// process holds several times the run's budget:
+//
+//   - Concatenation. `s += s` doubles a string per step, and goja builds
+//     each result in one allocation: the step after the one the watchdog
+//     notices already asks for twice the budget, and a second later the
+//     process holds gigabytes.
+//   - Spreading. `[...a]`, f(...a) and `const [x, ...rest] = a` walk a's
+//     indices natively, holes included: an array whose length was set to
+//     2^32−1 makes goja loop four billion times and ask for 64 GB, with no
+//     instruction boundary where an interrupt could land.
+//
+// So Parse rewrites them, on the syntax tree, into calls of Go helpers that
+// check the size first (Runtime.concat, template, sized), with the budget's
+// limits of memory.go:
+//
+//   - `a + b` where neither side is a literal, and `x += v` where v is not
+//     one and x is a name or a member of a name (o.p, o[k]), become
+//     %concat(a, b) and x = %concat(x, v). A literal side only grows a string
+//     linearly, which the watchdog sees in time; `i + 1` stays as fast as
+//     it was.
+//   - A template with two or more substitutions, `${a}${b}`, becomes
+//     %template(strings, a, b). (Its substitutions are all evaluated before
+//     any is turned into a string; only a toString with side effects could
+//     tell.)
+//   - The operand of a spread element and the source of an array
+//     destructuring with a rest element become %sized(x), which refuses an
+//     array longer than the budget's element count and returns x.
+//
+// The helpers are parameters of the wrapper's outer function, whose names
+// (starting with %) no script can write, shadow or reassign; Load passes
+// them. A with statement can still put an object with such a key in scope:
+// that script escapes only to the heap watchdog.
+const (
+	concatName   unistring.String = "%concat"
+	templateName unistring.String = "%template"
+	sizedName    unistring.String = "%sized"
+)
+
+// helperNames are the extra parameters of the wrapper, in the order Load
+// passes them.
+var helperNames = []unistring.String{concatName, templateName, sizedName}
+
+var expressionType = reflect.TypeOf((*ast.Expression)(nil)).Elem()
+
+// rewriteSizes applies the rewrites above to the body of outer (the
+// wrapper's outer function) and adds the helpers as its parameters. skip (the
+// meta initializer, which package meta reads as data) is left as written.
+func rewriteSizes(outer *ast.FunctionLiteral, skip ast.Expression) {
+	rw := sizeRewriter{skip: skip}
+	rw.walk(reflect.ValueOf(outer.Body))
+	for _, n := range helperNames {
+		outer.ParameterList.List = append(outer.ParameterList.List, &ast.Binding{Target: &ast.Identifier{Name: n, Idx: outer.Function}})
+	}
+}
+
+type sizeRewriter struct {
+	skip ast.Expression
+}
+
+// walk visits v's exported fields depth first and replaces, in place, every
+// expression that needs a size check.
+func (rw *sizeRewriter) walk(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() || v.Type() == fileType {
+			return
+		}
+		rw.walk(v.Elem())
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		if e, ok := v.Interface().(ast.Expression); ok && rw.skip != nil && e == rw.skip {
+			return
+		}
+		rw.walk(v.Elem())
+		if v.Type() == expressionType && v.CanSet() {
+			if e := rw.rewrite(v.Interface().(ast.Expression)); e != nil {
+				v.Set(reflect.ValueOf(&e).Elem())
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			rw.walk(v.Index(i))
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				rw.walk(v.Field(i))
+			}
+		}
+		if v.CanAddr() {
+			if b, ok := v.Addr().Interface().(*ast.Binding); ok && hasRest(b.Target) && b.Initializer != nil {
+				b.Initializer = helperCall(sizedName, b.Initializer)
+			}
+		}
+	}
+}
+
+// rewrite returns the replacement of e, or nil to keep it. e's children are
+// already rewritten.
+func (rw *sizeRewriter) rewrite(e ast.Expression) ast.Expression {
+	switch x := e.(type) {
+	case *ast.BinaryExpression:
+		if x.Operator == gojatoken.PLUS && !isLiteral(x.Left) && !isLiteral(x.Right) {
+			return helperCall(concatName, x.Left, x.Right)
+		}
+	case *ast.AssignExpression:
+		switch {
+		case x.Operator == gojatoken.PLUS && !isLiteral(x.Right) && simpleTarget(x.Left):
+			return &ast.AssignExpression{Operator: gojatoken.ASSIGN, Left: x.Left, Right: helperCall(concatName, x.Left, x.Right)}
+		case x.Operator == gojatoken.ASSIGN && hasRest(x.Left):
+			x.Right = helperCall(sizedName, x.Right)
+		}
+	case *ast.TemplateLiteral:
+		if x.Tag == nil && len(x.Expressions) >= 2 {
+			args := make([]ast.Expression, 0, 1+len(x.Expressions))
+			parts := &ast.ArrayLiteral{LeftBracket: x.OpenQuote, RightBracket: x.CloseQuote}
+			for _, el := range x.Elements {
+				parts.Value = append(parts.Value, &ast.StringLiteral{Idx: el.Idx, Literal: "``", Value: el.Parsed})
+			}
+			args = append(args, parts)
+			args = append(args, x.Expressions...)
+			return helperCall(templateName, args...)
+		}
+	case *ast.SpreadElement:
+		x.Expression = helperCall(sizedName, x.Expression)
+	}
+	return nil
+}
+
+// helperCall is the call name(args…), positioned at the first argument.
+func helperCall(name unistring.String, args ...ast.Expression) *ast.CallExpression {
+	at := args[0].Idx0()
+	return &ast.CallExpression{Callee: &ast.Identifier{Name: name, Idx: at}, LeftParenthesis: at,
+		ArgumentList: args, RightParenthesis: args[len(args)-1].Idx1()}
+}
+
+// isLiteral reports a side of + that cannot double a string: a literal.
+func isLiteral(e ast.Expression) bool {
+	switch x := e.(type) {
+	case *ast.StringLiteral, *ast.NumberLiteral, *ast.BooleanLiteral, *ast.NullLiteral:
+		return true
+	case *ast.TemplateLiteral:
+		return x.Tag == nil && len(x.Expressions) == 0
+	}
+	return false
+}
+
+// simpleTarget reports an assignment target that `x = %concat(x, v)`
+// evaluates as `x += v` does: a name, or a member of a name or of this with
+// a literal or a name as the key.
+func simpleTarget(e ast.Expression) bool {
+	switch x := e.(type) {
+	case *ast.Identifier:
+		return true
+	case *ast.DotExpression:
+		return simpleObject(x.Left)
+	case *ast.BracketExpression:
+		return simpleObject(x.Left) && (isLiteral(x.Member) || isIdentifier(x.Member))
+	}
+	return false
+}
+
+func simpleObject(e ast.Expression) bool {
+	switch e.(type) {
+	case *ast.Identifier, *ast.ThisExpression:
+		return true
+	}
+	return false
+}
+
+func isIdentifier(e ast.Expression) bool {
+	_, ok := e.(*ast.Identifier)
+	return ok
+}
+
+// hasRest reports an array pattern with a rest element, which walks its
+// source to the end.
+func hasRest(e ast.Expression) bool {
+	switch x := e.(type) {
+	case *ast.ArrayPattern:
+		return x.Rest != nil
+	case *ast.ArrayLiteral: // an assignment target before the parser turns it into a pattern
+		if n := len(x.Value); n > 0 {
+			_, ok := x.Value[n-1].(*ast.SpreadElement)
+			return ok
+		}
+	}
+	return false
+}
+
+// helpers are the Go values Load passes for helperNames.
+func (r *Runtime) helpers() []goja.Value {
+	if r.helperValues == nil {
+		r.helperValues = []goja.Value{r.VM.ToValue(r.concat), r.VM.ToValue(r.template), r.VM.ToValue(r.sized)}
+	}
+	return r.helperValues
+}
+
+// concat is `a + b` (ECMAScript's ApplyStringOrNumericBinaryOperator for
+// +), refusing a string longer than the budget allows.
+func (r *Runtime) concat(call goja.FunctionCall) goja.Value {
+	a, b := call.Argument(0), call.Argument(1)
+	as, aok := a.(goja.String)
+	bs, bok := b.(goja.String)
+	if aok && bok {
+		r.checkConcat(as.Length() + bs.Length())
+		return as.Concat(bs)
+	}
+	if _, ok := a.(*goja.Object); ok {
+		a = r.toPrimitive(a.(*goja.Object))
+	}
+	if _, ok := b.(*goja.Object); ok {
+		b = r.toPrimitive(b.(*goja.Object))
+	}
+	as, aok = a.(goja.String)
+	bs, bok = b.(goja.String)
+	switch {
+	case aok || bok:
+		if !aok {
+			as = r.str(a)
+		}
+		if !bok {
+			bs = r.str(b)
+		}
+		r.checkConcat(as.Length() + bs.Length())
+		return as.Concat(bs)
+	case goja.IsBigInt(a) || goja.IsBigInt(b):
+		return r.plain(a, b)
+	}
+	if x, ok := a.Export().(int64); ok {
+		if y, ok := b.Export().(int64); ok {
+			return r.VM.ToValue(x + y)
+		}
+	}
+	return r.VM.ToValue(a.ToFloat() + b.ToFloat())
+}
+
+// plain is goja's own + on two primitives (BigInt arithmetic and its
+// TypeErrors).
+func (r *Runtime) plain(a, b goja.Value) goja.Value {
+	if r.plainAdd == nil {
+		v, err := r.VM.RunProgram(plainAddProgram())
+		if err != nil {
+			panic(err)
+		}
+		r.plainAdd, _ = goja.AssertFunction(v)
+	}
+	v, err := r.plainAdd(goja.Undefined(), a, b)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// toPrimitive is ToPrimitive(o, default): o[Symbol.toPrimitive]("default"),
+// else valueOf, else toString.
+func (r *Runtime) toPrimitive(o *goja.Object) goja.Value {
+	if m := o.GetSymbol(goja.SymToPrimitive); m != nil && !goja.IsUndefined(m) && !goja.IsNull(m) {
+		f, ok := goja.AssertFunction(m)
+		if !ok {
+			panic(r.VM.NewTypeError("Symbol.toPrimitive is not a function"))
+		}
+		v, err := f(o, r.VM.ToValue("default"))
+		if err != nil {
+			panic(err)
+		}
+		if _, isObj := v.(*goja.Object); isObj {
+			panic(r.VM.NewTypeError("Cannot convert object to primitive value"))
+		}
+		return v
+	}
+	for _, name := range [2]string{"valueOf", "toString"} {
+		if f, ok := goja.AssertFunction(o.Get(name)); ok {
+			v, err := f(o)
+			if err != nil {
+				panic(err)
+			}
+			if _, isObj := v.(*goja.Object); !isObj {
+				return v
+			}
+		}
+	}
+	panic(r.VM.NewTypeError("Cannot convert object to primitive value"))
+}
+
+// template is an untagged template literal with substitutions:
+// template([strings…], values…).
+func (r *Runtime) template(call goja.FunctionCall) goja.Value {
+	parts := call.Argument(0).(*goja.Object)
+	n := len(call.Arguments) - 1
+	strs := make([]goja.String, 0, 2*n+1)
+	total := 0
+	for i := 0; i <= n; i++ {
+		if s, ok := parts.Get(strconv.Itoa(i)).(goja.String); ok && s.Length() > 0 {
+			strs = append(strs, s)
+			total += s.Length()
+		}
+		if i < n {
+			v := call.Arguments[i+1]
+			s, ok := v.(goja.String)
+			if !ok {
+				s = r.str(v)
+			}
+			strs = append(strs, s)
+			total += s.Length()
+		}
+	}
+	r.checkConcat(total)
+	if len(strs) == 0 {
+		return r.VM.ToValue("")
+	}
+	out := strs[0]
+	for _, s := range strs[1:] {
+		out = out.Concat(s)
+	}
+	return out
+}
+
+// sized returns its argument after refusing an array longer than the
+// budget's element count, which spreading or a rest element would walk.
+func (r *Runtime) sized(call goja.FunctionCall) goja.Value {
+	v := call.Argument(0)
+	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Array" {
+		r.checkSlots("spreading an array ([...a], f(...a), [x, ...rest] = a)", r.lengthOf(o))
+	}
+	return v
+}
+
+// str is ToString of a primitive or an object, as a goja string.
+func (r *Runtime) str(v goja.Value) goja.String {
+	if o, ok := v.(*goja.Object); ok {
+		v = o.ToString() // ToPrimitive(o, string), then ToString
+	}
+	if s, ok := v.(goja.String); ok {
+		return s
+	}
+	if _, isSym := v.(*goja.Symbol); isSym {
+		panic(r.VM.NewTypeError("Cannot convert a Symbol value to a string"))
+	}
+	return r.VM.ToValue(v.String()).(goja.String)
+}
+
+// checkConcat refuses a concatenation of n characters.
+func (r *Runtime) checkConcat(n int) {
+	if int64(n) > r.mem.maxChars {
+		r.checkChars("joining strings (+, +=, `${a}${b}`)", float64(n))
+	}
+}
+
+var plainAddProgram = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile(preludeName, "(function (a, b) { return a + b })", true)
+})
