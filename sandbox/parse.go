@@ -43,13 +43,14 @@ type Script struct {
 	lines      lineTable      // line starts of Source
 	generators bool           // the script declares a generator function
 
-	agentCalls    []AgentCall     // agent() calls with literal options (see AgentCalls)
-	agentShadowed bool            // the script binds the name agent itself
-	refs          map[string]bool // every name the script writes as an identifier or property name
-	stringReach   bool            // the script can reach String.prototype's sized methods (memory.go)
-	arrayReach    bool            // the script can hand an array method a huge length (memory.go)
-	bindReach     bool            // the script can reach Function.prototype.bind (nesting.go)
-	regexps       bool            // the script can make a regexp (see regexp.go)
+	agentCalls      []AgentCall     // agent() calls with literal options (see AgentCalls)
+	agentShadowed   bool            // the script binds the name agent itself
+	refs            map[string]bool // every name the script writes as an identifier or property name
+	stringReach     bool            // the script can reach String.prototype's sized methods (memory.go)
+	arrayReach      bool            // the script can hand an array method a huge length (memory.go)
+	bindReach       bool            // the script can reach Function.prototype.bind (nesting.go)
+	conversionReach bool            // the script can install a builtin as a method of the object it converts (conversion.go)
+	regexps         bool            // the script can make a regexp (see regexp.go)
 }
 
 // Parse runs every source check on src and compiles it. name is used in

@@ -65,6 +65,9 @@ type Runtime struct {
 	stringsGuarded bool         // String.prototype's sized methods are checked
 	arraysGuarded  bool         // Array.prototype's length-bound methods are checked
 
+	conversionsGuarded bool // see conversion.go
+	conversionDepth    int  // how deeply the counted builtins are nested
+
 	// See nesting.go.
 	jsonContexts  []*jsonContext // the bounded JSON.stringify calls under way, innermost last
 	replacer      goja.Value     // the replacer that bounds them
@@ -246,6 +249,9 @@ func (r *Runtime) Load(s *Script) (goja.Callable, error) {
 		r.guardBind(r.functionProto)
 	}
 	r.timeRegexps(s)
+	if s.conversionReach {
+		r.guardConversions()
+	}
 	v, err := r.VM.RunProgram(s.program)
 	if err != nil {
 		return nil, r.Error(err)

@@ -72,6 +72,10 @@ func (s *Script) rewriteRegexps(prg *ast.Program) error {
 	for _, n := range reflectionNames {
 		s.bindReach = s.bindReach || w.refs[n]
 	}
+	s.conversionReach = w.computed || w.convWrite || w.refs["globalThis"] || w.refs["this"]
+	for _, n := range conversionNames {
+		s.conversionReach = s.conversionReach || w.refs[n]
+	}
 	return err
 }
 
@@ -109,6 +113,8 @@ var (
 	unaryType      = reflect.TypeOf((*ast.UnaryExpression)(nil))
 	forIntoType    = reflect.TypeOf((*ast.ForIntoExpression)(nil))
 	keyedType      = reflect.TypeOf((*ast.PropertyKeyed)(nil))
+	shortType      = reflect.TypeOf((*ast.PropertyShort)(nil))
+	fieldType      = reflect.TypeOf((*ast.FieldDefinition)(nil))
 	fileType       = reflect.TypeOf((*file.File)(nil))
 )
 
@@ -124,6 +130,7 @@ type walker struct {
 	agentShadowed bool                      // the script binds the name agent itself
 	computed      bool                      // a member access or key is computed from a non-literal: o[k], {[k]: v}
 	lengthWrite   bool                      // an assignment or update may set a length: a.length = n, a[k] = v, a[k]++
+	convWrite     bool                      // a key or assignment may install a conversion method (conversion.go)
 }
 
 func (w *walker) walk(v reflect.Value) bool {
@@ -170,8 +177,14 @@ func (w *walker) walk(v reflect.Value) bool {
 			if k, ok := p.Key.(*ast.StringLiteral); ok {
 				w.refs[k.Value.String()] = true // {'repeat': r} = s names repeat too, and {'__proto__': p} sets a prototype
 			}
+			w.convWrite = w.convWrite || conversionKeys[keyName(p.Key)]
 		case assignType:
 			w.lengthWrite = w.lengthWrite || mayWriteLength(v.Interface().(*ast.AssignExpression).Left)
+			w.convWrite = w.convWrite || writesConversion(v.Interface().(*ast.AssignExpression).Left)
+		case shortType:
+			w.convWrite = w.convWrite || conversionKeys[v.Interface().(*ast.PropertyShort).Name.Name.String()]
+		case fieldType:
+			w.convWrite = w.convWrite || conversionKeys[keyName(v.Interface().(*ast.FieldDefinition).Key)]
 		case unaryType:
 			if u := v.Interface().(*ast.UnaryExpression); u.Operator == gojatoken.INCREMENT || u.Operator == gojatoken.DECREMENT {
 				w.lengthWrite = w.lengthWrite || mayWriteLength(u.Operand)
