@@ -140,6 +140,9 @@ func overlay(old, req WorkflowStartRequest) WorkflowStartRequest {
 	if req.Concurrency != 0 {
 		out.Concurrency = req.Concurrency
 	}
+	if req.Isolate != "" {
+		out.Isolate = req.Isolate
+	}
 	out.Background, out.OnEvent = req.Background, req.OnEvent
 	return out
 }

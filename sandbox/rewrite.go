@@ -9,6 +9,8 @@ import (
 	"github.com/dop251/goja/ast"
 	gojatoken "github.com/dop251/goja/token"
 	"github.com/dop251/goja/unistring"
+
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // Two things a script writes grow memory inside one goja operation, where
@@ -357,10 +359,14 @@ func (r *Runtime) str(v goja.Value) goja.String {
 	return r.VM.ToValue(v.String()).(goja.String)
 }
 
-// checkConcat refuses a concatenation of n characters.
+// checkConcat refuses a concatenation of n characters when it is longer
+// than half the strings a builtin may build: joining holds the parts and
+// the result at once, so a doubling loop stops with the heap within the
+// budget, not at twice it.
 func (r *Runtime) checkConcat(n int) {
-	if int64(n) > r.mem.maxChars {
-		r.checkChars("joining strings (+, +=, `${a}${b}`)", float64(n))
+	if limit := r.mem.maxChars / 2; int64(n) > limit {
+		r.refuse("joining strings (+, +=, `${a}${b}`) would build a string of %s characters; a run may join strings of at most %s (half its memory limit of %s, since the parts and the result are held at once): build less text, or ask an agent to produce it",
+			count(float64(n)), count(float64(limit)), human.Bytes(r.mem.budget))
 	}
 }
 

@@ -146,11 +146,11 @@ Limits:
   --max-memory SIZE      the run's memory budget (default 256MiB; 512MiB, 1GiB, or
                          bytes): builtins that would allocate past it, and a script
                          that grows the heap past it, end the run with RESOURCE_LIMIT
-  --isolate MODE         process: run the script in a child process of its own, with an
-                         OS memory limit and no file system, so that a script that
-                         crashes or exhausts its VM ends only its run (a few ms per
-                         run); none: in wfrun's process (the default, except for
-                         wfrun mcp, which isolates every run)
+  --isolate MODE         process (the default): run the script in a child process of its
+                         own, with an OS memory limit and no file system, so that a
+                         script that crashes or exhausts its VM ends only its run (a
+                         few ms per run); none: in wfrun's process. A resumed, retried
+                         or continued run keeps none if it was started with it
 
 Output:
   --events FILE|-        write every event as a JSON line to FILE (- = stderr):
