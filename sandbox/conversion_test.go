@@ -20,7 +20,22 @@ func TestConversion_SelfCallingBuiltinsThrowARangeError(t *testing.T) {
 		"const o = {}; o.toISOString = Date.prototype.toJSON; return o.toISOString()",
 		"const o = {}; o[Symbol.toPrimitive] = String.prototype.at; return `${o}${o}`",
 		"const o = {}; o.length = o; o.valueOf = Array.prototype.indexOf; return Number(o)",
-		"let o = {valueOf() { return 1 }}; for (let i = 0; i < 1e5; i++) o = {valueOf: Reflect.apply.bind(null, Number, null, [o])}; return +o",
+		"let o = {valueOf() { return 1 }}; for (let i = 0; i < 1e4; i++) o = {valueOf: Reflect.apply.bind(null, Number, null, [o])}; return +o",
+		"const toString = String.prototype.trim; const o = {toString}; return String(o)",
+		"const k = 'toString'; const o = {[k]: String.prototype.trim}; return String(o)",
+		"const k = 'toString'; const o = {}; o[k] = String.prototype.trim; return String(o)",
+		"class A { toString = String.prototype.trim }; return String(new A())",
+		"const o = {}; Object.defineProperty(o, 'toString', {value: String.prototype.trim}); return String(o)",
+		"const o = {}; Object.defineProperties(o, {toString: {value: String.prototype.trim}}); return String(o)",
+		"const o = Object.create(null, {toString: {value: String.prototype.trim}}); return String(o)",
+		"const o = Object.assign({}, {get toString() { return String.prototype.trim }}); return String(o)",
+		"const o = Object.fromEntries([['toString', String.prototype.trim]]); return String(o)",
+		"const o = {}; Reflect.set(o, 'toString', String.prototype.trim); return String(o)",
+		"const o = {}; Reflect.defineProperty(o, 'toString', {value: String.prototype.trim}); return String(o)",
+		"const o = {}; [o.toString] = [String.prototype.trim]; return String(o)",
+		"const o = {}; o.join ||= Array.prototype.toString; return Array.prototype.toString.call(o)",
+		"class E extends Error { name = this }; return String(new E())",
+		"const o = {}; for (o.toString of [String.prototype.trim]); return String(o)",
 	} {
 		got, err := run(t, src, "")
 		if err == nil || !strings.Contains(err.Error(), "RangeError") {
@@ -52,6 +67,17 @@ func TestConversion_CountedBuiltinsAnswerAsBefore(t *testing.T) {
 	_, err := run(t, "const k = 'x'; function f(n) { return [n].map(x => f(x + 1)) } return f(0)", "")
 	if err == nil || !strings.Contains(err.Error(), "RESOURCE_LIMIT") {
 		t.Errorf("endless recursion through map: %v, want the call-stack limit", err)
+	}
+}
+
+// A builtin installed as a conversion method is wrapped once, the same
+// wrapper each time; a script's own functions are left as they are.
+func TestConversion_HooksKeepIdentityWhereTheyCan(t *testing.T) {
+	got, err := run(t, `const f = function () { return 'f' }, a = {}, b = {toString: String.prototype.trim}
+a.toString = String.prototype.trim; a.valueOf = f
+return [a.toString === b.toString, a.valueOf === f, a.toString.name, a.toString.length, String({toString: f})]`, "")
+	if err != nil || string(got) != `[true,true,"trim",0,"f"]` {
+		t.Fatalf("got %s, %v", got, err)
 	}
 }
 

@@ -34,24 +34,31 @@
 // flat(Infinity) and chains of bind answer a too-deep value with a
 // RangeError or SyntaxError the script can catch, ExportJSON with
 // RESOURCE_LIMIT and ParseJSON with INVALID_REQUEST, instead of a fatal Go
-// stack overflow that would kill the process; Proxy is absent. Known gaps,
-// found with the probe in probe_test.go:
+// stack overflow that would kill the process; Proxy is absent. A builtin
+// installed as a method of the object it converts (`o.toString =
+// String.prototype.trim; String(o)`) throws a RangeError: the builtins that
+// convert this through a replaceable method are counted (conversion.go).
+// Concatenation (+, +=, templates) and spreading are rewritten into calls of
+// Go helpers that check the size first (rewrite.go), so `s += s` and
+// `[...a]` of 2^32−1 holes end with RESOURCE_LIMIT at the memory budget.
+// Known gaps, found with the probe in probe_test.go:
 //
 //   - Prototype chains. goja looks a property up (and assigns one) by
 //     recursing along the chain in Go, 32–256 bytes of stack per link; a
 //     chain of about five million objects (1 GB of heap, seconds to build)
 //     overflows Go's 1 GB stack on `o.x = 1`. Object.create, `new F` with an
 //     assigned F.prototype, a {__proto__} literal and class extends all make
-//     chains, so no one wrapper could cap them; only a bound on the memory a
-//     run may use, which nothing enforces yet, would.
-//   - Natives installed as a method of the object they convert recurse
-//     forever in Go: `o.toString = String.prototype.trim; String(o)` (also
-//     Object.prototype.toLocaleString, Error.prototype.toString with o.name
-//     = o, RegExp.prototype.toString, Date.prototype.toJSON as toISOString,
-//     Array.prototype.toString as join), and so do natives bound to one
-//     another through data (valueOf: Reflect.apply.bind(null, Number, null,
-//     [previous])), which bind's depth count cannot see. Only a deliberate
-//     script writes these; goja offers no hook on the native calls involved.
+//     chains, so no one wrapper could cap them. The heap watchdog (package
+//     runtime) ends a run whose chain grows past its memory budget within
+//     one busy stretch, long before, unless the budget is raised to about a
+//     gigabyte; --isolate process bounds the rest.
+//   - Natives bound to one another through data by a bound function with
+//     arguments (valueOf: String.bind(null, previous)) call each other from
+//     Go through the bound function and a constructor, neither of which is
+//     counted (conversion.go counts the methods that convert this, and
+//     call, apply and Reflect's apply and construct, which the probe's
+//     bind.data and call.call chains pass through). The chain is as long as
+//     the data the script built, and only a deliberate script builds it.
 //   - bind marks each bound function with an own, non-enumerable symbol
 //     property (its chain depth), which Reflect.ownKeys shows.
 //

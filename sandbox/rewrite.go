@@ -2,7 +2,7 @@ package sandbox
 
 import (
 	"reflect"
-	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/dop251/goja"
@@ -51,27 +51,40 @@ const (
 	concatName   unistring.String = "%concat"
 	templateName unistring.String = "%template"
 	sizedName    unistring.String = "%sized"
+	hookName     unistring.String = "%hook"
 )
 
 // helperNames are the extra parameters of the wrapper, in the order Load
 // passes them.
-var helperNames = []unistring.String{concatName, templateName, sizedName}
+var helperNames = []unistring.String{concatName, templateName, sizedName, hookName}
 
 var expressionType = reflect.TypeOf((*ast.Expression)(nil)).Elem()
 
 // rewriteSizes applies the rewrites above to the body of outer (the
-// wrapper's outer function) and adds the helpers as its parameters. skip (the
-// meta initializer, which package meta reads as data) is left as written.
-func rewriteSizes(outer *ast.FunctionLiteral, skip ast.Expression) {
+// wrapper's outer function) and adds the helpers as its parameters when it
+// rewrote anything, which it reports. skip (the meta initializer, which
+// package meta reads as data) is left as written.
+func rewriteSizes(outer *ast.FunctionLiteral, skip ast.Expression) bool {
 	rw := sizeRewriter{skip: skip}
 	rw.walk(reflect.ValueOf(outer.Body))
+	if !rw.used {
+		return false // nothing to check: the wrapper keeps its two parameters
+	}
 	for _, n := range helperNames {
 		outer.ParameterList.List = append(outer.ParameterList.List, &ast.Binding{Target: &ast.Identifier{Name: n, Idx: outer.Function}})
 	}
+	return true
 }
 
 type sizeRewriter struct {
 	skip ast.Expression
+	used bool // a helper was called
+}
+
+// call is helperCall, noting that a helper is used.
+func (rw *sizeRewriter) call(name unistring.String, args ...ast.Expression) *ast.CallExpression {
+	rw.used = true
+	return helperCall(name, args...)
 }
 
 // walk visits v's exported fields depth first and replaces, in place, every
@@ -107,8 +120,15 @@ func (rw *sizeRewriter) walk(v reflect.Value) {
 			}
 		}
 		if v.CanAddr() {
-			if b, ok := v.Addr().Interface().(*ast.Binding); ok && hasRest(b.Target) && b.Initializer != nil {
-				b.Initializer = helperCall(sizedName, b.Initializer)
+			switch x := v.Addr().Interface().(type) {
+			case *ast.Binding:
+				if hasRest(x.Target) && x.Initializer != nil {
+					x.Initializer = rw.call(sizedName, x.Initializer)
+				}
+			case *ast.FieldDefinition:
+				if x.Initializer != nil && (x.Computed || conversionKeys[keyName(x.Key)]) {
+					x.Initializer = rw.call(hookName, x.Initializer)
+				}
 			}
 		}
 	}
@@ -120,28 +140,47 @@ func (rw *sizeRewriter) rewrite(e ast.Expression) ast.Expression {
 	switch x := e.(type) {
 	case *ast.BinaryExpression:
 		if x.Operator == gojatoken.PLUS && !isLiteral(x.Left) && !isLiteral(x.Right) {
-			return helperCall(concatName, x.Left, x.Right)
+			return rw.call(concatName, x.Left, x.Right)
 		}
 	case *ast.AssignExpression:
 		switch {
 		case x.Operator == gojatoken.PLUS && !isLiteral(x.Right) && simpleTarget(x.Left):
-			return &ast.AssignExpression{Operator: gojatoken.ASSIGN, Left: x.Left, Right: helperCall(concatName, x.Left, x.Right)}
+			return &ast.AssignExpression{Operator: gojatoken.ASSIGN, Left: x.Left, Right: rw.call(concatName, x.Left, x.Right)}
 		case x.Operator == gojatoken.ASSIGN && hasRest(x.Left):
-			x.Right = helperCall(sizedName, x.Right)
+			x.Right = rw.call(sizedName, x.Right)
+		case x.Operator == gojatoken.ASSIGN && installsMethod(x.Left):
+			x.Right = rw.call(hookName, x.Right)
 		}
 	case *ast.TemplateLiteral:
 		if x.Tag == nil && len(x.Expressions) >= 2 {
-			args := make([]ast.Expression, 0, 1+len(x.Expressions))
-			parts := &ast.ArrayLiteral{LeftBracket: x.OpenQuote, RightBracket: x.CloseQuote}
-			for _, el := range x.Elements {
-				parts.Value = append(parts.Value, &ast.StringLiteral{Idx: el.Idx, Literal: "``", Value: el.Parsed})
+			// %template(s0, e0, s1, e1, …, sN): the cooked strings at even
+			// positions, the substitutions at odd ones.
+			args := make([]ast.Expression, 0, len(x.Elements)+len(x.Expressions))
+			for i, el := range x.Elements {
+				args = append(args, &ast.StringLiteral{Idx: el.Idx, Literal: "``", Value: el.Parsed})
+				if i < len(x.Expressions) {
+					args = append(args, x.Expressions[i])
+				}
 			}
-			args = append(args, parts)
-			args = append(args, x.Expressions...)
-			return helperCall(templateName, args...)
+			return rw.call(templateName, args...)
+		}
+	case *ast.ObjectLiteral:
+		for i, p := range x.Value {
+			switch p := p.(type) {
+			case *ast.PropertyKeyed:
+				if p.Kind == ast.PropertyKindValue && (p.Computed || conversionKeys[keyName(p.Key)]) {
+					p.Value = rw.call(hookName, p.Value)
+				}
+			case *ast.PropertyShort:
+				if conversionKeys[p.Name.Name.String()] && p.Initializer == nil {
+					name := p.Name
+					x.Value[i] = &ast.PropertyKeyed{Key: &ast.StringLiteral{Idx: name.Idx, Literal: `"` + name.Name.String() + `"`, Value: name.Name},
+						Kind: ast.PropertyKindValue, Value: rw.call(hookName, &name)}
+				}
+			}
 		}
 	case *ast.SpreadElement:
-		x.Expression = helperCall(sizedName, x.Expression)
+		x.Expression = rw.call(sizedName, x.Expression)
 	}
 	return nil
 }
@@ -210,7 +249,7 @@ func hasRest(e ast.Expression) bool {
 // helpers are the Go values Load passes for helperNames.
 func (r *Runtime) helpers() []goja.Value {
 	if r.helperValues == nil {
-		r.helperValues = []goja.Value{r.VM.ToValue(r.concat), r.VM.ToValue(r.template), r.VM.ToValue(r.sized)}
+		r.helperValues = []goja.Value{r.VM.ToValue(r.concat), r.VM.ToValue(r.template), r.VM.ToValue(r.sized), r.VM.ToValue(r.hook)}
 	}
 	return r.helperValues
 }
@@ -245,11 +284,6 @@ func (r *Runtime) concat(call goja.FunctionCall) goja.Value {
 		return as.Concat(bs)
 	case goja.IsBigInt(a) || goja.IsBigInt(b):
 		return r.plain(a, b)
-	}
-	if x, ok := a.Export().(int64); ok {
-		if y, ok := b.Export().(int64); ok {
-			return r.VM.ToValue(x + y)
-		}
 	}
 	return r.VM.ToValue(a.ToFloat() + b.ToFloat())
 }
@@ -303,36 +337,24 @@ func (r *Runtime) toPrimitive(o *goja.Object) goja.Value {
 }
 
 // template is an untagged template literal with substitutions:
-// template([strings…], values…).
+// template(s0, e0, s1, e1, …, sN), the cooked strings at even positions.
 func (r *Runtime) template(call goja.FunctionCall) goja.Value {
-	parts := call.Argument(0).(*goja.Object)
-	n := len(call.Arguments) - 1
-	strs := make([]goja.String, 0, 2*n+1)
 	total := 0
-	for i := 0; i <= n; i++ {
-		if s, ok := parts.Get(strconv.Itoa(i)).(goja.String); ok && s.Length() > 0 {
-			strs = append(strs, s)
-			total += s.Length()
+	for i, v := range call.Arguments {
+		s, ok := v.(goja.String)
+		if !ok {
+			s = r.str(v)
+			call.Arguments[i] = s
 		}
-		if i < n {
-			v := call.Arguments[i+1]
-			s, ok := v.(goja.String)
-			if !ok {
-				s = r.str(v)
-			}
-			strs = append(strs, s)
-			total += s.Length()
-		}
+		total += s.Length()
 	}
 	r.checkConcat(total)
-	if len(strs) == 0 {
-		return r.VM.ToValue("")
+	var b goja.StringBuilder
+	b.Grow(total)
+	for _, v := range call.Arguments {
+		b.WriteString(v.(goja.String))
 	}
-	out := strs[0]
-	for _, s := range strs[1:] {
-		out = out.Concat(s)
-	}
-	return out
+	return b.String()
 }
 
 // sized returns its argument after refusing an array longer than the
@@ -357,6 +379,65 @@ func (r *Runtime) str(v goja.Value) goja.String {
 		panic(r.VM.NewTypeError("Cannot convert a Symbol value to a string"))
 	}
 	return r.VM.ToValue(v.String()).(goja.String)
+}
+
+// hook returns its argument, or, for a builtin (or bound) function, a
+// counted wrapper of it (conversion.go): the script is installing it as a
+// method that goja calls to convert the object (toString, valueOf, join, a
+// computed key that may be Symbol.toPrimitive), where a builtin that
+// converts this would call itself in Go. The same builtin gets the same
+// wrapper each time.
+func (r *Runtime) hook(call goja.FunctionCall) goja.Value {
+	return r.hookValue(call.Argument(0))
+}
+
+// hookValue is hook's answer for v.
+func (r *Runtime) hookValue(v goja.Value) goja.Value {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return v
+	}
+	if w, ok := r.hooked[o]; ok {
+		return w
+	}
+	if _, callable := goja.AssertFunction(o); !callable || !r.isNative(o) {
+		return v
+	}
+	w := r.VM.ToValue(r.counted(o, "")).(*goja.Object)
+	_ = w.DefineDataProperty("name", o.Get("name"), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	_ = w.DefineDataProperty("length", o.Get("length"), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	if r.hooked == nil {
+		r.hooked = make(map[*goja.Object]*goja.Object)
+	}
+	r.hooked[o], r.hooked[w] = w, w
+	return w
+}
+
+// isNative reports a function goja implements in Go (a builtin or a bound
+// function), by the original Function.prototype.toString.
+func (r *Runtime) isNative(f *goja.Object) bool {
+	if r.funcToString == nil {
+		return false
+	}
+	v, err := r.funcToString(f)
+	return err == nil && strings.HasSuffix(v.String(), "{ [native code] }")
+}
+
+// installsMethod reports an assignment target that may install a method
+// goja calls to convert an object: o.toString, o['valueOf'], or a computed
+// member o[k], which may be any of them.
+func installsMethod(target ast.Expression) bool {
+	switch t := target.(type) {
+	case *ast.DotExpression:
+		return conversionKeys[t.Identifier.Name.String()]
+	case *ast.BracketExpression:
+		if s, ok := t.Member.(*ast.StringLiteral); ok {
+			return conversionKeys[s.Value.String()]
+		}
+		_, num := t.Member.(*ast.NumberLiteral)
+		return !num
+	}
+	return false
 }
 
 // checkConcat refuses a concatenation of n characters when it is longer

@@ -65,8 +65,12 @@ type Runtime struct {
 	stringsGuarded bool         // String.prototype's sized methods are checked
 	arraysGuarded  bool         // Array.prototype's length-bound methods are checked
 
-	conversionsGuarded bool // see conversion.go
-	conversionDepth    int  // how deeply the counted builtins are nested
+	// See conversion.go.
+	conversionsGuarded, dataGuarded, regexpDataGuarded bool
+	applyGuarded, reflectGuarded, installersGuarded    bool
+	conversionDepth                                    int                           // how deeply the counted builtins are nested
+	hooked                                             map[*goja.Object]*goja.Object // builtins installed as conversion methods → their counted wrappers
+	funcToString                                       goja.Callable                 // the original Function.prototype.toString
 
 	// See nesting.go.
 	jsonContexts  []*jsonContext // the bounded JSON.stringify calls under way, innermost last
@@ -107,6 +111,7 @@ func New(opts Options) *Runtime {
 	// Kept now, guarded in Load for a script that can reach bind: a script
 	// loaded earlier into this runtime may have replaced the global Function.
 	r.functionProto = g.Get("Function").(*goja.Object).Get("prototype").(*goja.Object)
+	r.funcToString, _ = goja.AssertFunction(r.functionProto.Get("toString"))
 	// From an array, not from Array: building the Array constructor costs
 	// more than the rest of this guard.
 	r.guardArrays(vm.NewArray().Prototype())
@@ -252,6 +257,15 @@ func (r *Runtime) Load(s *Script) (goja.Callable, error) {
 	if s.conversionReach {
 		r.guardConversions()
 	}
+	if s.installerReach {
+		r.guardInstallers()
+	}
+	if s.dataReach {
+		r.guardData(s.regexps)
+	}
+	if s.applyReach {
+		r.guardApply(s.reflectReach)
+	}
 	v, err := r.VM.RunProgram(s.program)
 	if err != nil {
 		return nil, r.Error(err)
@@ -259,6 +273,9 @@ func (r *Runtime) Load(s *Script) (goja.Callable, error) {
 	fn, ok := goja.AssertFunction(v)
 	if !ok {
 		return nil, wferr.New(wferr.Internal, "sandbox: script %s did not evaluate to a function", s.Name)
+	}
+	if !s.helpers {
+		return fn, nil
 	}
 	helpers := r.helpers()
 	return func(this goja.Value, args ...goja.Value) (goja.Value, error) {
