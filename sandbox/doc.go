@@ -36,8 +36,11 @@
 // RESOURCE_LIMIT and ParseJSON with INVALID_REQUEST, instead of a fatal Go
 // stack overflow that would kill the process; Proxy is absent. A builtin
 // installed as a method of the object it converts (`o.toString =
-// String.prototype.trim; String(o)`) throws a RangeError: the builtins that
-// convert this through a replaceable method are counted (conversion.go).
+// String.prototype.trim; String(o)`) throws a RangeError: a builtin is
+// counted where a script makes it a conversion method, and the builtins
+// that convert their object's data are counted for scripts that write that
+// data (conversion.go). Wrapping a builtin so installed means
+// `o.toString === String.prototype.trim` is false afterwards.
 // Concatenation (+, +=, templates) and spreading are rewritten into calls of
 // Go helpers that check the size first (rewrite.go), so `s += s` and
 // `[...a]` of 2^32−1 holes end with RESOURCE_LIMIT at the memory budget.
@@ -52,13 +55,14 @@
 //     runtime) ends a run whose chain grows past its memory budget within
 //     one busy stretch, long before, unless the budget is raised to about a
 //     gigabyte; --isolate process bounds the rest.
-//   - Natives bound to one another through data by a bound function with
-//     arguments (valueOf: String.bind(null, previous)) call each other from
-//     Go through the bound function and a constructor, neither of which is
-//     counted (conversion.go counts the methods that convert this, and
-//     call, apply and Reflect's apply and construct, which the probe's
-//     bind.data and call.call chains pass through). The chain is as long as
-//     the data the script built, and only a deliberate script builds it.
+//   - A builtin installed as a conversion method where %hook cannot see it
+//     (a destructuring pattern, a compound assignment, for…of into a
+//     member) gets String.prototype's, Array.prototype's and a few other
+//     builtins counted (guardConversions), but not a bound builtin or a
+//     constructor: `[o.valueOf] = [Number.bind(null, previous)]` in a loop
+//     still chains natives through data as deep as the script built it.
+//   - A with statement can put an object with a helper's name (%concat)
+//     in scope; that script escapes only to the heap watchdog.
 //   - bind marks each bound function with an own, non-enumerable symbol
 //     property (its chain depth), which Reflect.ownKeys shows.
 //

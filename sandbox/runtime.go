@@ -111,7 +111,6 @@ func New(opts Options) *Runtime {
 	// Kept now, guarded in Load for a script that can reach bind: a script
 	// loaded earlier into this runtime may have replaced the global Function.
 	r.functionProto = g.Get("Function").(*goja.Object).Get("prototype").(*goja.Object)
-	r.funcToString, _ = goja.AssertFunction(r.functionProto.Get("toString"))
 	// From an array, not from Array: building the Array constructor costs
 	// more than the rest of this guard.
 	r.guardArrays(vm.NewArray().Prototype())
@@ -254,6 +253,13 @@ func (r *Runtime) Load(s *Script) (goja.Callable, error) {
 		r.guardBind(r.functionProto)
 	}
 	r.timeRegexps(s)
+	if r.funcToString == nil && (s.helpers || s.installerReach || s.reflectReach || s.conversionReach) {
+		// Before this script's code runs: a script that could replace
+		// Function.prototype.toString (by assignment, computed member,
+		// reflection or pattern) reaches this line first, and %hook needs
+		// the original to tell builtins apart (rewrite.go).
+		r.funcToString, _ = goja.AssertFunction(r.functionProto.Get("toString"))
+	}
 	if s.conversionReach {
 		r.guardConversions()
 	}
