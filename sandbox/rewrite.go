@@ -34,16 +34,20 @@ import (
 //     one and x is a name or a member of a name (o.p, o[k]), become
 //     %concat(a, b) and x = %concat(x, v). A literal side only grows a string
 //     linearly, which the watchdog sees in time; `i + 1` stays as fast as
-//     it was.
+//     it was. A join may build at most half the string limit: the parts and
+//     the result are alive at once, so a doubling loop ends with the heap
+//     within the budget.
 //   - A template with two or more substitutions, `${a}${b}`, becomes
-//     %template(strings, a, b). (Its substitutions are all evaluated before
-//     any is turned into a string; only a toString with side effects could
-//     tell.)
+//     %template(s0, a, s1, b, s2). (Its substitutions are all evaluated
+//     before any is turned into a string; only a toString with side effects
+//     could tell.)
 //   - The operand of a spread element and the source of an array
 //     destructuring with a rest element become %sized(x), which refuses an
 //     array longer than the budget's element count and returns x.
 //
-// The helpers are parameters of the wrapper's outer function, whose names
+// The same rewrite hooks builtins installed as conversion methods
+// (%hook, conversion.go). The helpers are parameters of the wrapper's outer
+// function, only for a script that uses one, whose names
 // (starting with %) no script can write, shadow or reassign; Load passes
 // them. A with statement can still put an object with such a key in scope:
 // that script escapes only to the heap watchdog.
@@ -446,7 +450,7 @@ func installsMethod(target ast.Expression) bool {
 // budget, not at twice it.
 func (r *Runtime) checkConcat(n int) {
 	if limit := r.mem.maxChars / 2; int64(n) > limit {
-		r.refuse("joining strings (+, +=, `${a}${b}`) would build a string of %s characters; a run may join strings of at most %s (half its memory limit of %s, since the parts and the result are held at once): build less text, or ask an agent to produce it",
+		r.refuse("joining strings (+, +=, `${a}${b}`) would build a string of %s characters; a run may join strings of at most %s, half of what its memory limit allows since the parts and the result are held at once (its memory limit is %s): build less text, or ask an agent to produce it",
 			count(float64(n)), count(float64(limit)), human.Bytes(r.mem.budget))
 	}
 }
