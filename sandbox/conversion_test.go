@@ -58,6 +58,7 @@ func TestConversion_CountedBuiltinsAnswerAsBefore(t *testing.T) {
 		{"const k = 'x'; return [Reflect.apply(Math.max, null, [1, 3]), Math.max.apply(null, [4, 2]), Reflect.construct(Array, [1, 2]).length]", `[3,4,2]`},
 		{"const k = 'x'; const d = new Date(0); return [d.toJSON(), JSON.stringify({d})]", `["1970-01-01T00:00:00.000Z","{\"d\":\"1970-01-01T00:00:00.000Z\"}"]`},
 		{"const k = 'x'; function f(n) { return n === 0 ? '' : [n].map(x => f(x - 1)).join('') + 'a' } return f(300).length", `300`},
+		{"const r = await Promise.all([1, Promise.resolve(2)]); const s = await Promise.allSettled([Promise.reject(3)]); return [r, s[0].status, await Promise.race([4]), await Promise.any([5]), Promise.all.name, Promise.all.length]", `[[1,2],"rejected",4,5,"all",1]`},
 	} {
 		got, err := run(t, c.src, "")
 		if err != nil || string(got) != c.want {
@@ -81,12 +82,15 @@ return [a.toString === b.toString, a.valueOf === f, a.toString.name, a.toString.
 	}
 }
 
-// apply and Reflect.apply refuse an argument list longer than the budget.
+// apply, Reflect.apply and the Promise combinators refuse an array longer
+// than the budget.
 func TestConversion_ApplyRefusesAHugeArgumentList(t *testing.T) {
 	for _, src := range []string{
 		"const a = []; a.length = 2 ** 32 - 1; return Math.max.apply(null, a)",
 		"const a = []; a.length = 2 ** 32 - 1; return Reflect.apply(Math.max, null, a)",
 		"const a = []; a.length = 2 ** 32 - 1; return Reflect.construct(Object, a)",
+		"const a = []; a.length = 2 ** 32 - 1; return await Promise.all(a)",
+		"const a = []; a.length = 2 ** 32 - 1; return await Promise.race(a)",
 	} {
 		_, err := runOpts(t, Options{MaxMemory: 16 << 20}, src, "")
 		if err == nil || !strings.Contains(err.Error(), "RESOURCE_LIMIT") {

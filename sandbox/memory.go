@@ -37,7 +37,7 @@ import (
 // `s += s` in a loop, pushing forever — is the heap watchdog's, in package
 // runtime, and concatenation and spreading are checked by the helpers of
 // rewrite.go. A length set by assignment (`a.length = 2**32-1`) then
-// handed to a builtin not listed (Promise.all, new Set(a), String.raw) is
+// handed to a builtin not listed (new Set(a), new Map(a), String.raw) is
 // the gap left; running the VM in a child process (--isolate process, the
 // command line's default) closes it.
 
