@@ -59,7 +59,8 @@ func (e *Engine) isolation(req WorkflowStartRequest) (Isolation, error) {
 
 // prepare runs every pre-check of Start without running anything, in the
 // order docs/architecture.md lists them: the request's own fields, the
-// provider, the script, its meta, its literal agent() options, the limits.
+// provider, the script, its meta, what it uses that a workflow lacks, its
+// literal agent() options, the limits.
 func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	if err := checkRequestFields(req); err != nil {
 		return nil, err
@@ -74,6 +75,9 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	}
 	m, warnings, err := resolveMeta(req, cs)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkAbsent(cs.script); err != nil {
 		return nil, err
 	}
 	callWarnings, err := checkAgentCalls(cs.script, provider)

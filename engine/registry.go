@@ -50,10 +50,20 @@ const (
 )
 
 // AgentProgress counts a run's children so far.
+//
+// Once the run has ended, the counts are the result's (WorkflowResult
+// Agents): a child dropped while it waited for a slot never started, so no
+// event counted it, yet the result counts it cancelled, and so does this.
 type AgentProgress struct {
-	Running int `json:"running"` // started and not yet ended
-	Done    int `json:"done"`    // ended completed
-	Failed  int `json:"failed"`  // ended failed, timed out or cancelled
+	Running   int `json:"running"`             // started and not yet ended
+	Done      int `json:"done"`                // ended completed (or replayed from the journal)
+	Failed    int `json:"failed"`              // ended failed or timed out
+	Cancelled int `json:"cancelled,omitempty"` // ended cancelled, or dropped before it started
+}
+
+// progressOf is the final progress of a run whose result says counts.
+func progressOf(counts AgentCounts) AgentProgress {
+	return AgentProgress{Done: counts.Completed + counts.Replayed, Failed: counts.Failed + counts.TimedOut, Cancelled: counts.Cancelled}
 }
 
 // RunInfo is a snapshot of one run as the registry knows it.
@@ -170,9 +180,12 @@ func (rec *record) observe(ev Event) {
 		rec.agents.Running++
 	case EventAgentEnd:
 		rec.agents.Running--
-		if ev.Outcome == agentapi.StatusCompleted {
+		switch ev.Outcome {
+		case agentapi.StatusCompleted:
 			rec.agents.Done++
-		} else {
+		case agentapi.StatusCancelled:
+			rec.agents.Cancelled++
+		default:
 			rec.agents.Failed++
 		}
 		if ev.Usage != nil {
@@ -201,6 +214,7 @@ func (rec *record) info(now time.Time) RunInfo {
 	if res, ok := rec.run.Result(); ok {
 		in.Status = RunStatus(res.StopReason)
 		in.ErrorCode, in.Error, in.Usage = res.ErrorCode, res.Error, res.Usage
+		in.Agents = progressOf(res.Agents)
 		end := rec.ended
 		if end.IsZero() {
 			end = now
@@ -216,7 +230,7 @@ func (rec *record) info(now time.Time) RunInfo {
 func ledgerInfo(row ledger.Run, now time.Time) RunInfo {
 	in := RunInfo{
 		RunID: row.ID, Owner: row.Owner, Meta: meta.WorkflowMeta{Name: row.Name}, Status: RunRunning,
-		Agents: AgentProgress{Done: row.Agents.Completed + row.Agents.Replayed, Failed: row.Agents.Failed + row.Agents.TimedOut + row.Agents.Cancelled},
+		Agents: progressOf(AgentCounts(row.Agents)),
 		Usage:  row.Usage, StartedAt: row.CreatedAt, ElapsedMs: now.Sub(row.CreatedAt).Milliseconds(),
 		ErrorCode: ErrorCode(row.ErrorCode), Error: row.Error,
 	}

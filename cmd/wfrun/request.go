@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/wfrun/wfrun/agentapi/acp"
@@ -147,10 +148,25 @@ func readRequest(in *invocation, o *options, stdin *stdinGuard) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in.req); err != nil {
 		return precheck(engine.CodeInvalidRequest,
-			"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, model, concurrency, timeoutMs, agentTimeoutMs, budgetTokens, maxMemoryBytes",
-			o.request, err)
+			"--request %s: not a WorkflowStartRequest (%v); write a JSON object with some of the fields %s",
+			o.request, err, strings.Join(requestFields(), ", "))
 	}
 	return nil
+}
+
+// requestFields are the JSON names of a request's fields, read from the
+// type so that the hint never falls behind it.
+func requestFields() []string {
+	t := reflect.TypeFor[engine.WorkflowStartRequest]()
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && name != "-" && name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // readScript reads the positional script file (or stdin for "-"); without

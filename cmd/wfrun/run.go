@@ -8,6 +8,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/fake"
+	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/internal/human"
@@ -112,6 +115,20 @@ func openEvents(path string, e env) (*sinks, func(), error) {
 	return &sinks{log: newEventLog(f)}, func() { f.Close() }, nil
 }
 
+// rehearsal is the fake provider of a command line: it rehearses in the
+// workspace the real providers would work in (--workspace, --sandbox), so
+// that a dry run refuses what a real run would (a worktree outside a
+// repository, an isolation no provider offers) and notes the tool names the
+// workspace does not offer. A workspace that cannot be opened rehearses
+// nothing; the real providers say why it cannot be used.
+func rehearsal(in *invocation) agentapi.Provider {
+	opts := fake.Options{Rules: in.fakeRules, Personas: in.personas}
+	if ws, err := workspace.New(in.providers.workspace); err == nil {
+		opts.Workspace = ws
+	}
+	return fake.New(opts)
+}
+
 // newEngine configures an engine for in. When the request names no
 // provider, the engine's default is chosen from the environment and, if
 // announce, a notice says which. withTools starts the MCP servers of
@@ -123,6 +140,7 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 	if err != nil {
 		return nil, func() {}, err
 	}
+	providers = append(providers, rehearsal(in))
 	def, why := defaultProvider(providers)
 	if announce && why != "" {
 		notice(e, "%s", why)

@@ -412,6 +412,21 @@ func TestRequestFileFieldsAreOverriddenByExplicitFlags(t *testing.T) {
 	o.wantCode(t, exitCompleted)
 }
 
+func TestARequestFileWithAnUnknownFieldListsEveryField(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "request.json")
+	if err := os.WriteFile(path, []byte(`{"scirpt":"return 1"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := wfrun(t, "--request", path)
+	o.wantCode(t, exitFailed)
+	res := o.result(t)
+	for _, field := range []string{"script", "scriptName", "meta", "args", "isolate", "background", "resumeFromRunId", "maxMemoryBytes"} {
+		if !strings.Contains(res.Error, field) {
+			t.Errorf("the hint lacks %s: %s", field, res.Error)
+		}
+	}
+}
+
 func TestScriptFromStdin(t *testing.T) {
 	src, err := os.ReadFile("testdata/hello.js")
 	if err != nil {

@@ -81,6 +81,18 @@ func TestRalph_Endings(t *testing.T) {
 	}
 }
 
+func TestRalph_AnOfflineDryRunCompletesInRoundOne(t *testing.T) {
+	// No rules: the fake answers the handoff schema with its example.
+	eng := enginetest.New(t, engine.Config{})
+	res, err := ralph.Run(context.Background(), eng, ralph.Options{Objective: "write the parts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ending != ralph.EndComplete || res.Rounds != 1 || res.Handoff == nil || len(res.Handoff.Evidence) == 0 {
+		t.Fatalf("result %+v, want complete after round 1", res)
+	}
+}
+
 func TestRalph_EveryHandoffIsHeldToTheRules(t *testing.T) {
 	big := fmt.Sprintf(`{"status":"continue","summary":%q,"evidence":[],"nextSteps":["more"]}`, strings.Repeat("x", 300))
 	cases := []struct {

@@ -145,8 +145,11 @@ func statusLine(in engine.RunInfo) string {
 	if in.Phase != "" {
 		fmt.Fprintf(&b, "phase %s · ", in.Phase)
 	}
-	fmt.Fprintf(&b, "agents %d running, %d done, %d failed · %s tokens · %s s",
-		in.Agents.Running, in.Agents.Done, in.Agents.Failed, human.Count(in.Usage.InputTokens+in.Usage.OutputTokens), seconds(in.ElapsedMs))
+	fmt.Fprintf(&b, "agents %d running, %d done, %d failed", in.Agents.Running, in.Agents.Done, in.Agents.Failed)
+	if in.Agents.Cancelled > 0 {
+		fmt.Fprintf(&b, ", %d cancelled", in.Agents.Cancelled)
+	}
+	fmt.Fprintf(&b, " · %s tokens · %s s", human.Count(in.Usage.InputTokens+in.Usage.OutputTokens), seconds(in.ElapsedMs))
 	if in.Error != "" && (in.Status == engine.RunFailed || in.Status == engine.RunAbandoned) {
 		b.WriteString(" · " + in.Error)
 	}

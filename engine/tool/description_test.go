@@ -55,13 +55,56 @@ func TestDescription_CoversWhatAModelMustKnow(t *testing.T) {
 	desc := def.Definition().Description
 	for _, topic := range []string{
 		"agent tool", "export const meta", "meta parameter", "agent(prompt, opts?)", "null", "agent({prompt",
-		"parallel(thunks)", "pipeline(items", "Prefer it", "phase(title)", "log(", "args", "budget", "workflow(name",
+		"parallel(", "pipeline(items", "Prefer pipeline", "phase(title)", "log(", "args", "budget", "workflow(name",
 		"try/catch", "UNSUPPORTED_SCHEMA", "AGENT_CAP", "ITEM_CAP", "object", "Date.now()", "Math.random()", "require",
 		"timers", "background", "workflow_wait", "```js",
 	} {
 		if !strings.Contains(desc, topic) {
 			t.Errorf("the description does not mention %q", topic)
 		}
+	}
+}
+
+func TestDescription_TheFirst4096CharactersCarryTheEssentials(t *testing.T) {
+	var personas []tool.Persona
+	for i := range 12 {
+		personas = append(personas, tool.Persona{Name: fmt.Sprintf("persona-%02d", i),
+			Description: strings.Repeat("Reviews changes for one concern and reports findings. ", 5)})
+	}
+	s, _ := newSet(t, "", tool.Options{Personas: personas})
+	wf, _ := s.Tool(tool.Workflow)
+	desc := wf.Definition().Description
+	head := string([]rune(desc)[:min(tool.EssentialChars, utf8.RuneCountInString(desc))])
+	for _, essential := range []string{
+		"export const meta", "agent(prompt, opts?)", "null", "parallel(", "pipeline(", "ABSENT ON PURPOSE",
+		"Date.now()", "Math.random()", "require", "timers", "```js", "return {", "RESULT", "resumeFromRunId", "background",
+	} {
+		if !strings.Contains(head, essential) {
+			t.Errorf("the first %d characters do not carry %q", tool.EssentialChars, essential)
+		}
+	}
+	if !strings.Contains(head, "```js") || strings.Count(head, "```") < 2 {
+		t.Error("the example is not whole within the first characters")
+	}
+	for _, p := range personas {
+		if !strings.Contains(head, p.Name) {
+			t.Errorf("the first %d characters do not name %s", tool.EssentialChars, p.Name)
+		}
+	}
+
+	many := make([]tool.Persona, 300)
+	for i := range many {
+		many[i] = tool.Persona{Name: fmt.Sprintf("a-rather-long-persona-name-%03d", i)}
+	}
+	s, _ = newSet(t, "", tool.Options{Personas: many})
+	wf, _ = s.Tool(tool.Workflow)
+	desc = wf.Definition().Description
+	head = string([]rune(desc)[:tool.EssentialChars])
+	if !strings.Contains(head, "more\n") || !strings.Contains(head, "RESULT") {
+		t.Errorf("300 personas crowd the essentials out:\n%s", head)
+	}
+	if n := utf8.RuneCountInString(desc); n > tool.MaxDescriptionChars {
+		t.Errorf("the description with 300 personas is %d characters; the budget is %d", n, tool.MaxDescriptionChars)
 	}
 }
 
@@ -131,6 +174,27 @@ func TestInputSchema_EveryToolTakesAnObjectAndDescribesEveryField(t *testing.T) 
 	wf, _ := s.Tool(tool.Workflow)
 	if !strings.Contains(string(wf.Definition().InputSchema), `"required":["script"]`) {
 		t.Errorf("script is not required: %s", wf.Definition().InputSchema)
+	}
+}
+
+func TestInput_FieldsKnownClientsAddAreAcceptedAndIgnored(t *testing.T) {
+	s, _ := newSet(t, "", tool.Options{})
+	for _, input := range []string{
+		`{"script":"return 1","meta":{"name":"t","description":"d"},"wait_for_previous":true}`,
+		`{"wait_for_previous":false,"meta":{"name":"t","description":"d"},"script":"return 1"}`,
+	} {
+		res := s.Call(t.Context(), tool.Workflow, json.RawMessage(input))
+		if res.IsError {
+			t.Errorf("%s: %s", input, res.Text)
+		}
+	}
+	res := s.Call(t.Context(), tool.WorkflowList, json.RawMessage(`{"wait_for_previous":true}`))
+	if res.IsError {
+		t.Errorf("workflow_list with wait_for_previous: %s", res.Text)
+	}
+	res = s.Call(t.Context(), tool.Workflow, json.RawMessage(`{"script":"return 1","wait_for_previus":true}`))
+	if !res.IsError || !strings.Contains(res.Text, `no field "wait_for_previus"`) {
+		t.Errorf("a misspelt client field was accepted: %s", res.Text)
 	}
 }
 

@@ -119,6 +119,7 @@ func decode(tool Name, input json.RawMessage, v any) error {
 	if len(input) == 0 || string(input) == "null" {
 		input = []byte("{}")
 	}
+	input = dropClientFields(input)
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -147,6 +148,40 @@ func decode(tool Name, input json.RawMessage, v any) error {
 		return errorf(engine.CodeInvalidRequest, "the %s tool's input is not valid JSON: it ends in the middle of a value; send one complete JSON object", tool)
 	}
 	return errorf(engine.CodeInvalidRequest, "the %s tool's input is not a JSON object of %s: %v", tool, listAnd(fields), err)
+}
+
+// ClientFields are the fields that known MCP clients add to every tool's
+// input schema on their own, and send along when the model uses them. Every
+// tool accepts and ignores them; any other unknown field is still refused,
+// so a typo keeps its sentence.
+var ClientFields = map[string]string{
+	"wait_for_previous": "Gemini CLI adds it to every tool, to order a model's parallel calls",
+}
+
+// dropClientFields returns input without the top-level ClientFields. Input
+// that is not a JSON object, or has none of them, is returned as it is.
+func dropClientFields(input []byte) []byte {
+	found := false
+	for name := range ClientFields {
+		if bytes.Contains(input, []byte(`"`+name+`"`)) {
+			found = true
+		}
+	}
+	if !found {
+		return input
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(input, &obj) != nil {
+		return input
+	}
+	for name := range ClientFields {
+		delete(obj, name)
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return input
+	}
+	return out
 }
 
 // waitTimeout is the wait a tool's timeoutMs asks for: DefaultWaitMs when

@@ -20,11 +20,15 @@ type Output struct {
 	ValueCut *Cut `json:"valueCut,omitempty"`
 }
 
-// Cut says that a value was too long to show whole.
+// Cut says that a value was too long to show whole. It carries the part
+// the text shows and the text's notice too, for clients that show a model
+// the structured content instead of the text.
 type Cut struct {
 	Chars    int    `json:"chars"`    // the whole value's length, in characters of its indented JSON
 	Shown    int    `json:"shown"`    // how many of them the text shows
 	Resource string `json:"resource"` // where the whole value is: wfrun://runs/<runId>/result
+	Notice   string `json:"notice"`   // the text's sentence saying so, and how to read the rest
+	Prefix   string `json:"prefix"`   // the first Shown characters of the indented JSON
 }
 
 // ErrorOutput is the structured content of a call refused before any run
@@ -97,10 +101,10 @@ func (s *Set) capValue(value json.RawMessage, runID string) (string, *Cut) {
 	if n <= limit {
 		return text, nil
 	}
-	cut := &Cut{Chars: n, Shown: limit, Resource: ResultURI(runID)}
-	shown := string([]rune(text)[:limit])
-	return shown + fmt.Sprintf("\n… [value cut: it is %d characters and this shows the first %d. The whole value is the resource %s (read it with MCP resources/read).]",
-		n, limit, cut.Resource), cut
+	cut := &Cut{Chars: n, Shown: limit, Resource: ResultURI(runID), Prefix: string([]rune(text)[:limit])}
+	cut.Notice = fmt.Sprintf("[value cut: it is %d characters and this shows the first %d. The whole value is the resource %s (read it with MCP resources/read).]",
+		n, limit, cut.Resource)
+	return cut.Prefix + "\n… " + cut.Notice, cut
 }
 
 // failureText says what stopped the run, where, and what had been done.

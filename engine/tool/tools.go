@@ -348,7 +348,7 @@ func (t *tracker) snapshot(in engine.RunInfo) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.p = Progress{RunID: in.RunID, Name: in.Meta.Name, Phase: in.Phase, Running: in.Agents.Running,
-		Done: in.Agents.Done, Failed: in.Agents.Failed, Tokens: in.Usage.InputTokens + in.Usage.OutputTokens, Step: t.p.Step + 1}
+		Done: in.Agents.Done, Failed: in.Agents.Failed + in.Agents.Cancelled, Tokens: in.Usage.InputTokens + in.Usage.OutputTokens, Step: t.p.Step + 1}
 	t.report(t.p)
 }
 

@@ -57,6 +57,8 @@ async function exercise(client, label) {
   }, undefined, { onprogress: (p) => progress.push(p) })
   check(!done.isError && text(done).startsWith('workflow "panel" completed (2 agents') && text(done).includes('"n": 7'), 'call workflow', text(done))
   check(done.structuredContent?.stopReason === 'completed' && done.structuredContent.value.a === 'first voice', 'structured content', done.structuredContent)
+  check(done.structuredContent.isError === false && done.structuredContent.summary === text(done).split('\n')[0], 'structured content opens with isError and the summary', done.structuredContent)
+  check(tools.every((t) => t.outputSchema?.required?.includes('isError')), 'every tool declares its outputSchema', tools.map((t) => t.outputSchema))
   console.log(`ok ${label}: call workflow and get the result`)
 
   // The client runs notification handlers a tick after it reads them and
@@ -70,6 +72,7 @@ async function exercise(client, label) {
 
   const bad = await client.callTool({ name: 'workflow', arguments: { script: "export const meta = { name: 'bad', description: 'x' }\nconst n: number = 1\nreturn n" } })
   check(bad.isError === true && /SCRIPT_PARSE at line 2, column \d+/.test(text(bad)), 'a script error is isError with the line', text(bad))
+  check(bad.structuredContent?.isError === true && bad.structuredContent.errorText === text(bad) && bad.structuredContent.errorLine === 2, 'a script error is unmistakable in the JSON alone', bad.structuredContent)
   console.log(`ok ${label}: a script error is isError naming the line`)
 
   // Abort a foreground call once its agent is running.
