@@ -29,19 +29,23 @@ import (
 // counts toward the call-stack size — it throws a RangeError the script
 // can catch.
 //
-//   - Installing by syntax: Parse rewrites `o.toString = v`, `o['valueOf']
-//     = v`, `o[k] = v`, the keys {toString: v}, {[k]: v} and {toString},
-//     and class fields of those names, into %hook(v) (rewrite.go), which
-//     returns v, or for a builtin or bound function (conversionKeys) the
-//     same counted wrapper of it each time. A script's own functions are
-//     left alone: their frames count already.
+//   - Installing by syntax: Parse rewrites the value of `o.toString = v`,
+//     `o['valueOf'] = v` and `o[k] = v`, of the keys {toString: v}, {[k]:
+//     v} and {toString}, and of class fields so named (the names of
+//     conversionKeys, or computed), into %hook(v) (rewrite.go). %hook
+//     returns v, or, for a builtin or bound function, a counted wrapper of
+//     it, the same one each time (so `o.toString === String.prototype.trim`
+//     is false afterwards). A script's own functions are left alone: their
+//     frames count already.
 //   - Installing by reflection: Object.defineProperty, defineProperties,
 //     create, assign and fromEntries, Reflect.defineProperty and set, and
-//     __defineGetter__/__defineSetter__ hook the builtins they install
-//     (guardInstallers), for a script that can reach them.
-//   - Data: Error.prototype.toString, RegExp.prototype.toString and its
-//     flags getter are counted (guardData) for a script that can write
-//     name, message, source, flags or cause.
+//     __defineGetter__/__defineSetter__ where goja has them hook the
+//     builtins they install (guardInstallers, guardApply), for a script that
+//     can reach them.
+//   - Data: Error.prototype.toString, and RegExp.prototype.toString, its
+//     flags getter and its Symbol methods for a script that can make a
+//     regexp, are counted (guardData) for a script that can write name,
+//     message, source, flags or cause, or reach the reflection.
 //   - A destructuring or compound assignment to such a member (`[o.toString]
 //     = [f]`, `o.toString ||= f`) is rare; a script with one gets every
 //     builtin that converts this counted (guardConversions), the costly
@@ -98,6 +102,7 @@ func (r *Runtime) guardConversions() {
 	if o := protos["Date.prototype"]; o != nil {
 		r.countSymbolMethod(o, goja.SymToPrimitive)
 	}
+	r.guardData(true)
 }
 
 // guardData counts the builtins that convert data of their this (see
@@ -122,14 +127,15 @@ func (r *Runtime) guardData(regexps bool) {
 	}
 }
 
-// guardApply size-checks the argument lists of apply, and of Reflect.apply
-// and construct when reflect says the script can reach Reflect.
-func (r *Runtime) guardApply(reflect bool) {
+// guardApply size-checks the argument lists of apply, and, when the script
+// can reach Reflect (withReflect), those of Reflect.apply and construct;
+// Reflect.set and defineProperty then hook what they install.
+func (r *Runtime) guardApply(withReflect bool) {
 	if !r.applyGuarded {
 		r.applyGuarded = true
 		r.countMethod(r.functionProto, "apply", "Function.prototype.apply")
 	}
-	if reflect && !r.reflectGuarded {
+	if withReflect && !r.reflectGuarded {
 		r.reflectGuarded = true
 		if o, ok := r.VM.GlobalObject().Get("Reflect").(*goja.Object); ok {
 			r.countMethod(o, "apply", "Reflect.apply")
@@ -154,8 +160,8 @@ func (r *Runtime) guardInstallers() {
 	r.hookDescriptors(obj, "defineProperty", 2, false)
 	r.hookDescriptors(obj, "defineProperties", 1, true)
 	r.hookDescriptors(obj, "create", 1, true)
-	r.hookResult(obj, "assign", true)
-	r.hookResult(obj, "fromEntries", false)
+	r.hookResult(obj, "assign")
+	r.hookResult(obj, "fromEntries")
 	proto := r.VM.NewObject().Prototype()
 	r.hookArgs(proto, "__defineGetter__", 1)
 	r.hookArgs(proto, "__defineSetter__", 1)
@@ -224,9 +230,10 @@ func (r *Runtime) hookDescriptor(d *goja.Object) goja.Value {
 	return c
 }
 
-// hookResult wraps o[name] so that the builtins among the own data of the
-// object it returns (its first argument, with target) are hooked.
-func (r *Runtime) hookResult(o *goja.Object, name string, target bool) {
+// hookResult wraps o[name] so that the builtins among the own enumerable
+// data of the object it returns (assign's target, fromEntries' result) are
+// hooked.
+func (r *Runtime) hookResult(o *goja.Object, name string) {
 	r.rewrap(o, name, nil, func(call goja.FunctionCall, res goja.Value) {
 		out, ok := res.(*goja.Object)
 		if !ok {
