@@ -93,3 +93,28 @@ func TestRewrite_HelpersCannotBeReached(t *testing.T) {
 		t.Fatalf("got %s, %v", got, err)
 	}
 }
+
+// Only a script that joins two non-literals, spreads, destructures a rest
+// or installs a conversion method takes the helpers; arithmetic with a
+// literal and string building with one stay goja's own.
+func TestRewrite_OnlyWhatCanGrowTakesTheHelpers(t *testing.T) {
+	for src, want := range map[string]bool{
+		"let n = 0; for (let i = 0; i < 10; i++) n = i + 1; return 'n=' + n + '!'": false,
+		"const o = {a: 1}; o.b = 2; return `x${o.a}`":                              false,
+		"const a = 'x', b = 'y'; return a + b":                                     true,
+		"let s = 'x', t = 'y'; s += t; return s":                                   true,
+		"const a = 1, b = 2; return `${a}${b}`":                                    true,
+		"return Math.max(...[1, 2])":                                               true,
+		"const [x, ...r] = [1, 2]; return r":                                       true,
+		"const o = {}; o.toString = () => 'x'; return String(o)":                   true,
+		"const o = {}, k = 'a'; o[k] = 1; return o":                                true,
+	} {
+		s, err := Parse("script.js", src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if s.helpers != want {
+			t.Errorf("%s: helpers = %v, want %v", src, s.helpers, want)
+		}
+	}
+}
