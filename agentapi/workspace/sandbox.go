@@ -114,7 +114,7 @@ func (w *Workspace) Confine(path string, argv []string, tmp string) (string, []s
 		pol.See = append([]string{w.root}, pol.Write...)
 		pol.Hide = w.hide
 		if w.mode == WorkspaceWrite {
-			pol.Protect = w.Protected()
+			pol.Protect = outermost(w.Protected())
 		}
 	}
 	enc, err := json.Marshal(pol)

@@ -57,6 +57,9 @@ type Workspace struct {
 	// git serialises this package's own edits of a repository's files
 	// (info/exclude); shared by every Workspace derived from one New.
 	git *sync.Mutex
+	// repo is the git repository around root, resolved in New; shared
+	// like git, and a worktree's own for a worktree's Workspace.
+	repo *repoCache
 
 	// abi reports the kernel's Landlock ABI version; a test hook.
 	abi func() (int, error)
@@ -97,7 +100,7 @@ func New(cfg Config) (*Workspace, error) {
 		}
 		hide = append(hide, filepath.Clean(h))
 	}
-	return &Workspace{root: root, mode: mode, network: cfg.Network, git: new(sync.Mutex),
+	return &Workspace{root: root, mode: mode, network: cfg.Network, git: new(sync.Mutex), repo: newRepoCache(root),
 		hide: hide, landlockOnly: cfg.LandlockOnly,
 		abi: landlockABI, helper: helperAvailable, namespaces: namespacesAvailable}, nil
 }
