@@ -363,18 +363,21 @@ func TestAPlaceholderOutlivesTheCommandThatMadeIt(t *testing.T) {
 	first, second := make(chan result, 1), make(chan result, 1)
 	// A result is sent even when shell fails the test (and ends the
 	// goroutine), so that the test never waits for nothing.
+	firstDone, secondDone := make(chan struct{}), make(chan struct{})
 	go func() {
 		r := result{status: -1}
+		defer close(firstDone)
 		defer func() { first <- r }()
 		r.out, r.status = shell(t, w, tmp, "echo > a-ready; "+wait("a-go")+"echo first done")
 	}()
-	waitFile(t, filepath.Join(r, "a-ready"))
+	waitFile(t, filepath.Join(r, "a-ready"), firstDone)
 	go func() {
 		r := result{status: -1}
+		defer close(secondDone)
 		defer func() { second <- r }()
 		r.out, r.status = shell(t, w, tmp, "echo > b-ready; "+wait("b-go")+"mkdir -p .claude/x || mkdir -p .wfrun/agents || echo x > .git; find .claude .wfrun .git -mindepth 1; find .claude .wfrun .git -mindepth 1 | wc -l")
 	}()
-	waitFile(t, filepath.Join(r, "b-ready"))
+	waitFile(t, filepath.Join(r, "b-ready"), secondDone)
 	write(t, filepath.Join(r, "a-go"), "")
 	if res := <-first; res.status != 0 {
 		t.Fatalf("the first command failed: %d %q", res.status, res.out)
@@ -391,19 +394,22 @@ func TestAPlaceholderOutlivesTheCommandThatMadeIt(t *testing.T) {
 	}
 }
 
-// waitFile returns once path exists, and fails the test when the test
-// binary's deadline (-timeout) is near.
-func waitFile(t *testing.T, path string) {
+// waitFile returns once path exists, and fails the test when the command
+// that was to make it has ended without.
+func waitFile(t *testing.T, path string, ended <-chan struct{}) {
 	t.Helper()
-	deadline, bounded := t.Deadline()
 	for {
 		if _, err := os.Stat(path); err == nil {
 			return
 		}
-		if bounded && time.Until(deadline) < 5*time.Second {
-			t.Fatalf("%s never appeared", path)
+		select {
+		case <-ended:
+			if _, err := os.Stat(path); err == nil {
+				return
+			}
+			t.Fatalf("the command ended and %s never appeared", path)
+		case <-time.After(5 * time.Millisecond):
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -447,5 +453,43 @@ func TestAWorkspaceAboveTheSandboxsOwnMountsIsRefusedWritableAndReadableReadOnly
 	}
 	if out, status := shell(t, w, "", "test -r /etc/passwd && ls /proc | grep -c '^[0-9]'"); status != 0 || strings.TrimSpace(out) == "" {
 		t.Fatalf("read-only at /: %d %q", status, out)
+	}
+}
+
+// TestTheSandboxWorksForAnUnprivilegedUser runs the escape tests again as
+// nobody, when the tests run as root: a copy of the test binary where
+// nobody can reach it, started with nobody's credentials.
+func TestTheSandboxWorksForAnUnprivilegedUser(t *testing.T) {
+	if os.Getuid() != 0 || os.Getenv(childEnv) != "" {
+		t.Skip("runs as root only: it starts the tests again as nobody")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "workspace.test")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-test.run=^(TestSecretsStayWithWfrun|TestNoProcessOutlivesItsCommand|TestProtectedPathsAreReadOnlyInAWritableWorkspace|TestTheCommandHasNoCapabilitiesAndItsOwnProc|TestReadOnlyRefusesMetadataChanges)$", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = []string{"HOME=" + dir, "TMPDIR=" + dir, "PATH=" + os.Getenv("PATH")}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Count(string(out), "--- PASS: ") != 5 {
+		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 }

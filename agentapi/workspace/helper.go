@@ -54,12 +54,17 @@ func Init() { Dispatch(nil) }
 func Dispatch(modes map[string]func(args []string) int) {
 	// No child may read this process's memory or environment through
 	// /proc or ptrace, whatever its user: wfrun's, or a helper mode's such
-	// as an isolated run's. A sandboxed command is a new program, dumpable
-	// again.
-	_ = setNonDumpable()
+	// as an isolated run's. The sandbox's own modes make themselves
+	// non-dumpable once they have mapped their user (a non-dumpable
+	// process's /proc/self/uid_map belongs to root), and a sandboxed
+	// command is a new program, dumpable again.
 	if len(os.Args) < 2 || os.Args[1] != HelperArg {
+		_ = setNonDumpable()
 		initialised.Store(true)
 		return
+	}
+	if len(os.Args) < 3 || (os.Args[2] != sandboxWord && os.Args[2] != probeWord) {
+		_ = setNonDumpable()
 	}
 	os.Exit(helperMain(os.Args[2:], modes, os.Stderr))
 }
