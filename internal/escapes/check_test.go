@@ -1,0 +1,120 @@
+package escapes
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// This file holds the checks every case gets: the outside folder stat for
+// stat, and the processes left behind.
+
+// snapshot is what a folder tree is, entry by entry: type and mode, owner,
+// mtime, size and content (or a link's target).
+type snapshot map[string]string
+
+// takeSnapshot walks root without following links.
+func takeSnapshot(root string) snapshot {
+	s := snapshot{}
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, path)
+		if err != nil {
+			s[rel] = "unreadable: " + err.Error()
+			return nil
+		}
+		fi, err := os.Lstat(path)
+		if err != nil {
+			s[rel] = "gone: " + err.Error()
+			return nil
+		}
+		st, _ := fi.Sys().(*syscall.Stat_t)
+		what := fmt.Sprintf("%v owner %d:%d mtime %s size %d", fi.Mode(), st.Uid, st.Gid,
+			fi.ModTime().UTC().Format(time.RFC3339Nano), fi.Size())
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(path)
+			what += " → " + target
+		case fi.Mode().IsRegular():
+			data, _ := os.ReadFile(path)
+			what += fmt.Sprintf(" sha256 %x", sha256.Sum256(data))
+		}
+		s[rel] = what
+		return nil
+	})
+	return s
+}
+
+// diff lists what changed from s to after, one line a path.
+func (s snapshot) diff(after snapshot) []string {
+	var out []string
+	for p, was := range s {
+		now, ok := after[p]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s was removed (was %s)", p, was))
+		case now != was:
+			out = append(out, fmt.Sprintf("%s changed: %s, was %s", p, now, was))
+		}
+	}
+	for p, now := range after {
+		if _, ok := s[p]; !ok {
+			out = append(out, fmt.Sprintf("%s was created: %s", p, now))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// survivor is a process that names a case's folder in its command line.
+type survivor struct {
+	pid     int
+	cmdline string
+}
+
+// survivors lists the live processes (zombies excluded) whose command line
+// contains root. Every process a case's child starts names the case's
+// folder (its commands write there), so a survivor is a child's process
+// that outlived wfrun; processes in other PID namespaces show here with
+// the host's pid.
+func survivors(root string) []survivor {
+	var out []survivor
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || !bytes.Contains(cmd, []byte(root)) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join(d, "stat"))
+		if end := bytes.LastIndexByte(stat, ')'); end > 0 && len(stat) > end+2 && stat[end+2] == 'Z' {
+			continue
+		}
+		out = append(out, survivor{pid: pid, cmdline: strings.TrimSpace(string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))})
+	}
+	return out
+}
+
+// waitSurvivors waits for the processes naming root to end, as the process
+// table shows them, for at most grace: a process that wfrun killed as it
+// exited may take a moment to be gone. It returns those still alive then.
+func waitSurvivors(root string, grace time.Duration) []survivor {
+	deadline := time.Now().Add(grace)
+	for {
+		left := survivors(root)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

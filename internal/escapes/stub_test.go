@@ -1,0 +1,229 @@
+package escapes
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// This file holds the loopback model: a chat-completions stub that plays
+// each child's script, and the canary a sandboxed command must not reach.
+// The openai provider does not stream, so the stub answers whole
+// completions only.
+
+// childMark is how the stub tells the children apart: each one's prompt
+// starts with it.
+func childMark(i int) string { return fmt.Sprintf("[escapes child %d]", i+1) }
+
+var markRE = regexp.MustCompile(`\[escapes child (\d+)\]`)
+
+// chatMessage is the part of a request message the stub reads.
+type chatMessage struct {
+	Role       string `json:"role"`
+	Content    any    `json:"content"`
+	ToolCallID string `json:"tool_call_id"`
+}
+
+func (m chatMessage) text() string {
+	switch c := m.Content.(type) {
+	case string:
+		return c
+	case nil:
+		return ""
+	default:
+		data, _ := json.Marshal(c)
+		return string(data)
+	}
+}
+
+// toolResult is a tool message the stub found in a request's history:
+// what wfrun sent the model back for one scripted call.
+type toolResult struct {
+	child, turn int
+	content     string
+}
+
+// stub is one case's model.
+type stub struct {
+	*httptest.Server
+	t       *testing.T
+	p       places
+	scripts []child
+
+	mu       sync.Mutex
+	requests int
+	results  map[string]toolResult // by tool_call_id
+	turns    map[int]int           // child → the highest turn it was answered
+	strays   []string              // requests that were not a child's turn
+}
+
+func newStub(t *testing.T, p places, scripts []child) *stub {
+	s := &stub{t: t, p: p, scripts: scripts, results: map[string]toolResult{}, turns: map[int]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/chat/completions" {
+		s.stray(fmt.Sprintf("%s %s", r.Method, r.URL.Path))
+		http.Error(w, "not a chat completion", http.StatusNotFound)
+		return
+	}
+	data, _ := io.ReadAll(r.Body)
+	var body struct {
+		Messages []chatMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil {
+		s.stray("a body that is not a chat completion request: " + err.Error())
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	ch, turn := -1, 0
+	for _, m := range body.Messages {
+		switch m.Role {
+		case "user":
+			if ch < 0 {
+				if sm := markRE.FindStringSubmatch(m.text()); sm != nil {
+					ch, _ = strconv.Atoi(sm[1])
+					ch--
+				}
+			}
+		case "assistant":
+			turn++
+		}
+	}
+	if ch < 0 || ch >= len(s.scripts) {
+		s.stray("a conversation without a child's mark")
+		http.Error(w, "no child mark", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.requests++
+	for _, m := range body.Messages {
+		if m.Role == "tool" && m.ToolCallID != "" {
+			var c, tn int
+			fmt.Sscanf(m.ToolCallID, "call_%d_%d", &c, &tn)
+			s.results[m.ToolCallID] = toolResult{child: c, turn: tn, content: m.text()}
+		}
+	}
+	s.turns[ch] = max(s.turns[ch], turn+1)
+	s.mu.Unlock()
+
+	msg := map[string]any{"role": "assistant", "content": "done"}
+	finish := "stop"
+	if calls := s.scripts[ch].Calls; turn < len(calls) {
+		c := calls[turn]
+		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+			"id": fmt.Sprintf("call_%d_%d", ch+1, turn+1), "type": "function",
+			"function": map[string]any{"name": c.Tool, "arguments": s.p.arguments(c)}}}}
+		finish = "tool_calls"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-escapes", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini",
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+	})
+}
+
+func (s *stub) stray(what string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.strays = append(s.strays, what)
+}
+
+// strayRequests returns the requests that were not a child's turn.
+func (s *stub) strayRequests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.strays...)
+}
+
+// toolResults returns every tool result the stub was sent, by call id.
+func (s *stub) toolResults() map[string]toolResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]toolResult, len(s.results))
+	for k, v := range s.results {
+		out[k] = v
+	}
+	return out
+}
+
+// unplayed lists the children that never reached their final answer:
+// their script was not played to the end.
+func (s *stub) unplayed() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for i, ch := range s.scripts {
+		if s.turns[i] < len(ch.Calls)+1 {
+			out = append(out, fmt.Sprintf("child %d answered %d of its %d turns", i+1, s.turns[i], len(ch.Calls)+1))
+		}
+	}
+	return out
+}
+
+// canary is a loopback TCP listener that no sandboxed command may reach
+// while the network is off; it counts the connections it accepted.
+type canary struct {
+	ln   net.Listener
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	hits int
+}
+
+func newCanary(t *testing.T) *canary {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &canary{ln: ln}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.mu.Lock()
+			c.hits++
+			c.mu.Unlock()
+			conn.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); c.wg.Wait() })
+	return c
+}
+
+func (c *canary) hostPort() (string, string) {
+	h, p, _ := net.SplitHostPort(c.ln.Addr().String())
+	return h, p
+}
+
+func (c *canary) connections() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits
+}
+
+// contains reports whether any tool result contains s, and which.
+func containsIn(results map[string]toolResult, s string) []string {
+	var out []string
+	for id, r := range results {
+		if strings.Contains(r.content, s) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
