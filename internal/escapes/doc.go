@@ -34,6 +34,9 @@
 // ends only the processes whose command line names one of those folders
 // (the survivors it reports). Its network is loopback only.
 //
+// The test runs on Linux only (Landlock, /proc); where wfrun refuses
+// sandboxed commands, it skips the whole catalogue and says why.
+//
 // Run one case with go test ./internal/escapes -run 'TestEscapes/NAME'
 // (docs/testing.md, "The escapes catalogue").
 package escapes
