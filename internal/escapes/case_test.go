@@ -203,8 +203,15 @@ func (p places) arguments(call toolCall) string {
 	return string(data)
 }
 
-// places are one run's folders and addresses.
+// places are one run's folders and addresses: root holds the workspace
+// ws, the folder outside it and wfrun's home (HOME, and the script), which
+// wfrun may write and a child may not; only ws and home may change.
 type places struct {
-	root, ws, outside      string
-	canaryHost, canaryPort string
+	root, ws, outside, home string
+	canaryHost, canaryPort  string
+}
+
+// newPlaces are the folders of a run under root.
+func newPlaces(root string) places {
+	return places{root: root, ws: filepath.Join(root, "ws"), outside: filepath.Join(root, "outside"), home: filepath.Join(root, "home")}
 }

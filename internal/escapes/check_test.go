@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,11 +24,16 @@ import (
 // mtime, size and content (or a link's target).
 type snapshot map[string]string
 
-// takeSnapshot walks root without following links.
-func takeSnapshot(root string) snapshot {
+// takeSnapshot walks root without following links, leaving out the
+// entries of root named skip.
+func takeSnapshot(root string, skip ...string) snapshot {
 	s := snapshot{}
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(root, path)
+		if slices.Contains(skip, rel) {
+			s[rel] = "not compared"
+			return filepath.SkipDir
+		}
 		if err != nil {
 			s[rel] = "unreadable: " + err.Error()
 			return nil

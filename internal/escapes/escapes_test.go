@@ -88,15 +88,16 @@ func runCase(t *testing.T, bin string, c escapeCase, mode string) []string {
 	}
 	can := newCanary(t)
 	host, port := can.hostPort()
-	p := places{root: root, ws: filepath.Join(root, "ws"), outside: filepath.Join(root, "outside"), canaryHost: host, canaryPort: port}
+	p := newPlaces(root)
+	p.canaryHost, p.canaryPort = host, port
 	layOut(t, c, p)
-	st := newStub(t, p, c.Children)
-	before := takeSnapshot(p.outside)
-
-	script := filepath.Join(root, "escape.js")
+	script := filepath.Join(p.home, "escape.js")
 	if err := os.WriteFile(script, []byte(workflow(c, mode)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	st := newStub(t, p, c.Children)
+	before := takeSnapshot(p.root, "ws", "home")
+
 	var escapes []string
 	res, stderr, ferr := runWfrun(t, bin, c, p, st.URL+"/v1", mode, script)
 	if ferr != "" {
@@ -112,7 +113,7 @@ func runCase(t *testing.T, bin string, c escapeCase, mode string) []string {
 		escapes = append(escapes, resume(t, bin, c, p, st.URL+"/v1", mode)...)
 	}
 
-	for _, d := range before.diff(takeSnapshot(p.outside)) {
+	for _, d := range before.diff(takeSnapshot(p.root, "ws", "home")) {
 		escapes = append(escapes, "outside the workspace, "+d)
 	}
 	results := st.toolResults()
@@ -184,10 +185,11 @@ func describe(results map[string]toolResult) string {
 }
 
 // layOut makes the workspace (a git repository with the case's files
-// committed, then its symlinks and FIFOs) and the outside folder.
+// committed, then its symlinks and FIFOs), the outside folder and wfrun's
+// home.
 func layOut(t *testing.T, c escapeCase, p places) {
 	t.Helper()
-	for _, d := range []string{p.ws, p.outside} {
+	for _, d := range []string{p.ws, p.outside, p.home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +290,7 @@ func runWfrun(t *testing.T, bin string, c escapeCase, p places, baseURL, mode st
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = p.ws
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + p.root, "OPENAI_BASE_URL=" + baseURL,
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + p.home, "OPENAI_BASE_URL=" + baseURL,
 		"OPENAI_API_KEY=" + secret, "WFRUN_MODEL=gpt-4o-mini", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null"}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -339,10 +341,10 @@ func sandboxRefused(t *testing.T, bin string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := places{root: root, ws: filepath.Join(root, "ws"), outside: filepath.Join(root, "outside")}
+	p := newPlaces(root)
 	layOut(t, c, p)
 	st := newStub(t, p, c.Children)
-	script := filepath.Join(root, "probe.js")
+	script := filepath.Join(p.home, "probe.js")
 	if err := os.WriteFile(script, []byte(workflow(c, modeWorkspaceWrite)), 0o644); err != nil {
 		t.Fatal(err)
 	}
