@@ -27,7 +27,19 @@ const (
 	modeWorkspaceWriteWT = "workspace-write+worktree"
 )
 
+// The modes without an OS sandbox: only for cases whose attack is on
+// wfrun's own handling of what a child wrote in the workspace (the git it
+// runs, the journal it replays), which must hold with no sandbox at all.
+const (
+	modeDanger   = "danger-full-access"
+	modeDangerWT = "danger-full-access+worktree"
+)
+
+// allModes are a case's modes when it names none.
 var allModes = []string{modeReadOnly, modeWorkspaceWrite, modeReadOnlyWT, modeWorkspaceWriteWT}
+
+// validModes are every mode a case may name.
+var validModes = append(slices.Clone(allModes), modeDanger, modeDangerWT)
 
 // sandboxOf is the --sandbox flag of a mode.
 func sandboxOf(mode string) string { s, _, _ := strings.Cut(mode, "+"); return s }
@@ -97,6 +109,11 @@ type expect struct {
 	} `yaml:"lacks"`
 	// ResultsLack: no tool result may contain these strings.
 	ResultsLack []string `yaml:"results_lack"`
+	// Played: every child plays its script to the final answer, so no
+	// tool call hung until the agent timeout. (A child that wfrun refuses
+	// to start, say because its worktree cannot be made safely, holds
+	// without playing; hence not a check of every case.)
+	Played bool `yaml:"played"`
 	// Resume: after the run, `wfrun resume RUNID` runs too, and its
 	// result must not contain Lacks.
 	Resume *struct {
@@ -146,8 +163,11 @@ func loadCase(path string) (escapeCase, error) {
 		c.Modes = allModes
 	}
 	for _, m := range append(slices.Clone(c.Modes), c.PendingIn...) {
-		if !slices.Contains(allModes, m) {
-			return c, fmt.Errorf("%s: unknown mode %q (one of %v)", path, m, allModes)
+		if !slices.Contains(validModes, m) {
+			return c, fmt.Errorf("%s: unknown mode %q (one of %v)", path, m, validModes)
+		}
+		if !slices.Contains(c.Modes, m) {
+			return c, fmt.Errorf("%s: pending_in names %q, which is not one of the case's modes %v", path, m, c.Modes)
 		}
 	}
 	if len(c.PendingIn) > 0 && c.Pending == "" {

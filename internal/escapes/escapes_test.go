@@ -145,12 +145,9 @@ func runCase(t *testing.T, bin string, c escapeCase, mode string) []string {
 	if strays := st.strayRequests(); len(strays) > 0 {
 		t.Errorf("the stub got requests that are not a child's turn: %v", strays)
 	}
-	if ferr == "" {
-		// A child whose script stopped short hung in a tool call until its
-		// timeout, or was refused before its tools ran: either way the case
-		// did not run as written.
+	if ferr == "" && c.Expect.Played {
 		for _, u := range st.unplayed() {
-			escapes = append(escapes, "not every child played its script: "+u)
+			escapes = append(escapes, "not every child played its script (a tool call hung until the agent timeout?): "+u)
 		}
 	}
 	if strings.Contains(stderr, "did not shut down") {
@@ -158,6 +155,9 @@ func runCase(t *testing.T, bin string, c escapeCase, mode string) []string {
 	}
 	if len(escapes) > 0 || testing.Verbose() {
 		t.Logf("wfrun's result: %s\nits stderr:\n%s\ntool results:\n%s", res, stderr, describe(results))
+		if un := st.unplayed(); len(un) > 0 {
+			t.Logf("not every child played its script: %v", un)
+		}
 	}
 	return escapes
 }
