@@ -56,24 +56,27 @@ type toolResult struct {
 // stub is one case's model.
 type stub struct {
 	*httptest.Server
-	t       *testing.T
 	p       places
 	scripts []child
 
-	mu       sync.Mutex
-	requests int
-	results  map[string]toolResult // by tool_call_id
-	turns    map[int]int           // child → the highest turn it was answered
-	strays   []string              // requests that were not a child's turn
+	mu      sync.Mutex
+	results map[string]toolResult // by tool_call_id
+	turns   map[int]int           // child → the highest turn it was answered
+	strays  []string              // requests that were not a child's turn
 }
 
+// newStub starts a stub that plays scripts; it is closed when t ends.
 func newStub(t *testing.T, p places, scripts []child) *stub {
-	s := &stub{t: t, p: p, scripts: scripts, results: map[string]toolResult{}, turns: map[int]int{}}
+	s := &stub{p: p, scripts: scripts, results: map[string]toolResult{}, turns: map[int]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
 }
 
+// serve answers a request of child N (its prompt carries childMark) at
+// turn T (the number of assistant messages in its history) with the T-th
+// call of its script, or with the final answer once the script is played,
+// and records the tool results the history carries.
 func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/v1/chat/completions" {
 		s.stray(fmt.Sprintf("%s %s", r.Method, r.URL.Path))
@@ -109,7 +112,6 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.requests++
 	for _, m := range body.Messages {
 		if m.Role == "tool" && m.ToolCallID != "" {
 			var c, tn int
@@ -219,7 +221,7 @@ func (c *canary) connections() int {
 	return c.hits
 }
 
-// contains reports whether any tool result contains s, and which.
+// containsIn returns the ids of the tool results that contain s.
 func containsIn(results map[string]toolResult, s string) []string {
 	var out []string
 	for id, r := range results {
