@@ -203,10 +203,10 @@ func (c escapeCase) isolated(i int, mode string) bool {
 }
 
 // expand replaces the placeholders {{WS}}, {{OUTSIDE}}, {{ROOT}},
-// {{CANARY_HOST}} and {{CANARY_PORT}} in s.
+// {{CANARY_HOST}}, {{CANARY_PORT}} and {{CANARY_UDP_PORT}} in s.
 func (p places) expand(s string) string {
 	return strings.NewReplacer("{{WS}}", p.ws, "{{OUTSIDE}}", p.outside, "{{ROOT}}", p.root,
-		"{{CANARY_HOST}}", p.canaryHost, "{{CANARY_PORT}}", p.canaryPort).Replace(s)
+		"{{CANARY_HOST}}", p.canaryHost, "{{CANARY_PORT}}", p.canaryPort, "{{CANARY_UDP_PORT}}", p.canaryUDPPort).Replace(s)
 }
 
 // arguments is a call's arguments as the JSON string of a tool call, its
@@ -227,8 +227,8 @@ func (p places) arguments(call toolCall) string {
 // ws, the folder outside it and wfrun's home (HOME, and the script), which
 // wfrun may write and a child may not; only ws and home may change.
 type places struct {
-	root, ws, outside, home string
-	canaryHost, canaryPort  string
+	root, ws, outside, home               string
+	canaryHost, canaryPort, canaryUDPPort string
 }
 
 // newPlaces are the folders of a run under root.

@@ -87,9 +87,8 @@ func runCase(t *testing.T, bin string, c escapeCase, mode string) []string {
 		t.Fatal(err)
 	}
 	can := newCanary(t)
-	host, port := can.hostPort()
 	p := newPlaces(root)
-	p.canaryHost, p.canaryPort = host, port
+	p.canaryHost, p.canaryPort, p.canaryUDPPort = can.addrs()
 	layOut(t, c, p)
 	script := filepath.Join(p.home, "escape.js")
 	if err := os.WriteFile(script, []byte(workflow(c, mode)), 0o644); err != nil {
@@ -124,8 +123,8 @@ func runCase(t *testing.T, bin string, c escapeCase, mode string) []string {
 			escapes = append(escapes, fmt.Sprintf("the tool results of %v show %q", ids, s))
 		}
 	}
-	if n := can.connections(); n > 0 {
-		escapes = append(escapes, fmt.Sprintf("the loopback canary accepted %d connections with the network off", n))
+	if conns, dgrams := can.reached(); conns > 0 || dgrams > 0 {
+		escapes = append(escapes, fmt.Sprintf("the loopback canary got %d TCP connections and %d UDP datagrams with the network off", conns, dgrams))
 	}
 	for _, a := range c.Expect.Absent {
 		found, _ := filepath.Glob(p.expand(a))

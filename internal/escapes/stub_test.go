@@ -177,13 +177,16 @@ func (s *stub) unplayed() []string {
 	return out
 }
 
-// canary is a loopback TCP listener that no sandboxed command may reach
-// while the network is off; it counts the connections it accepted.
+// canary is a loopback TCP listener and a UDP socket that no sandboxed
+// command may reach while the network is off; it counts the connections
+// it accepted and the datagrams it received.
 type canary struct {
-	ln   net.Listener
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	hits int
+	ln     net.Listener
+	udp    net.PacketConn
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	hits   int
+	dgrams int
 }
 
 func newCanary(t *testing.T) *canary {
@@ -191,8 +194,13 @@ func newCanary(t *testing.T) *canary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &canary{ln: ln}
-	c.wg.Add(1)
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	c := &canary{ln: ln, udp: udp}
+	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
 		for {
@@ -206,19 +214,34 @@ func newCanary(t *testing.T) *canary {
 			conn.Close()
 		}
 	}()
-	t.Cleanup(func() { ln.Close(); c.wg.Wait() })
+	go func() {
+		defer c.wg.Done()
+		buf := make([]byte, 2048)
+		for {
+			if _, _, err := udp.ReadFrom(buf); err != nil {
+				return
+			}
+			c.mu.Lock()
+			c.dgrams++
+			c.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); udp.Close(); c.wg.Wait() })
 	return c
 }
 
-func (c *canary) hostPort() (string, string) {
-	h, p, _ := net.SplitHostPort(c.ln.Addr().String())
-	return h, p
+// addrs are the canary's host and its TCP and UDP ports.
+func (c *canary) addrs() (host, tcpPort, udpPort string) {
+	host, tcpPort, _ = net.SplitHostPort(c.ln.Addr().String())
+	_, udpPort, _ = net.SplitHostPort(c.udp.LocalAddr().String())
+	return host, tcpPort, udpPort
 }
 
-func (c *canary) connections() int {
+// reached returns the TCP connections and UDP datagrams the canary got.
+func (c *canary) reached() (connections, datagrams int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.hits
+	return c.hits, c.dgrams
 }
 
 // containsIn returns the ids of the tool results that contain s.
