@@ -8,20 +8,23 @@
 //
 // A case scripts a child's tool calls. The test builds wfrun once, and for
 // each case and each mode it runs in (read-only or workspace-write, with or
-// without worktree isolation) it lays out a fresh folder (a git workspace,
-// an "outside" folder next to it with files of a known mode, owner and
-// mtime), starts a loopback chat-completions stub that answers the child's
-// turns with the case's tool calls and then a final answer, and runs the
-// real wfrun binary on a script of one or more agent() calls with
-// --provider openai, OPENAI_BASE_URL at the stub and a secret in
-// OPENAI_API_KEY. Then it checks what must hold if the sandbox holds: the
-// outside folder is unchanged, bit for bit and stat for stat; no tool
-// result the stub was sent carries the secret or what the case names; no
-// process the child started is alive once wfrun has exited; no connection
-// reached the loopback canary; wfrun ended within its deadline and printed
-// a result; and the case's own checks (a file that must not be created, a
-// file that must not contain a forged line, a resumed run that must not
-// return a forged value).
+// without worktree isolation; danger-full-access for the few cases that
+// attack wfrun's own git and journal handling) it lays out a fresh folder
+// (a git workspace, an "outside" folder next to it with files of a known
+// mode, owner and mtime, a home for wfrun), starts a loopback
+// chat-completions stub that answers the child's turns with the case's
+// tool calls and then a final answer, and runs the real wfrun binary on a
+// script of one or more agent() calls with --provider openai,
+// OPENAI_BASE_URL at the stub and a secret in OPENAI_API_KEY. Then it
+// checks what must hold if the sandbox holds: everything beside the
+// workspace is unchanged, bit for bit and stat for stat; no tool result
+// the stub was sent carries the secret or what the case names; no process
+// the child started is alive once wfrun has exited; no TCP connection or
+// UDP datagram reached the loopback canary; wfrun ended within its
+// deadline, printed a result and shut its engine down in time; and the
+// case's own checks (a file that must not be created, a file that must not
+// contain a forged line, a resumed run that must not return a forged
+// value, children that play their scripts to the end).
 //
 // A case that still escapes on this branch names, in its pending field,
 // what fixes it: the test reports it as skipped with the escape it saw,
