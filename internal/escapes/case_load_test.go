@@ -24,6 +24,8 @@ func TestACaseFileThatSaysLessThanItMeansIsRefused(t *testing.T) {
 		{"pending in a mode the case does not run in", "name: x\nattacks: a\nmodes: [read-only]\npending: p\npending_in: [workspace-write]\n" + child, "not one of the case's modes"},
 		{"pending_in without pending", "name: x\nattacks: a\npending_in: [read-only]\n" + child, "say what fixes the case"},
 		{"an unknown tool", "name: x\nattacks: a\nchildren:\n  - calls:\n      - tool: Shell\n", `unknown tool "Shell"`},
+		{"a turn that is one call and parallel ones", "name: x\nattacks: a\nchildren:\n  - calls:\n      - tool: Bash\n        parallel: [{tool: Read}]\n", "not both"},
+		{"an unknown tool among parallel calls", "name: x\nattacks: a\nchildren:\n  - calls:\n      - parallel: [{tool: Read}, {tool: Shell}]\n", `unknown tool "Shell"`},
 		{"an unknown isolation", "name: x\nattacks: a\nchildren:\n  - isolation: process\n", `isolation "process"`},
 		{"a duration without a unit", "name: x\nattacks: a\nagent_timeout: 3\n" + child, "not a duration"},
 		{"resume without what it must lack", "name: x\nattacks: a\n" + child + "expect:\n  resume: {}\n", "resume needs lacks"},

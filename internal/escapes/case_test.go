@@ -89,10 +89,21 @@ type child struct {
 	Calls     []toolCall `yaml:"calls"`
 }
 
-// toolCall is one tool call of a child's script.
+// toolCall is one turn of a child's script: one tool call, or in Parallel
+// several that the model asks for at once and the provider runs
+// concurrently (a race between a command and a tool).
 type toolCall struct {
 	Tool      string         `yaml:"tool"`
 	Arguments map[string]any `yaml:"arguments"`
+	Parallel  []toolCall     `yaml:"parallel"`
+}
+
+// calls are the tool calls of the turn.
+func (c toolCall) calls() []toolCall {
+	if len(c.Parallel) > 0 {
+		return c.Parallel
+	}
+	return []toolCall{c}
 }
 
 // expect lists the case's own checks, on top of those every case gets
@@ -177,9 +188,14 @@ func loadCase(path string) (escapeCase, error) {
 		if ch.Isolation != "" && ch.Isolation != "worktree" && ch.Isolation != "none" {
 			return c, fmt.Errorf("%s: child %d: isolation %q is worktree, none or absent", path, i+1, ch.Isolation)
 		}
-		for j, call := range ch.Calls {
-			if !slices.Contains(knownTools, call.Tool) {
-				return c, fmt.Errorf("%s: child %d call %d: unknown tool %q (one of %v)", path, i+1, j+1, call.Tool, knownTools)
+		for j, turn := range ch.Calls {
+			if turn.Tool != "" && len(turn.Parallel) > 0 {
+				return c, fmt.Errorf("%s: child %d call %d: a turn is one tool call or parallel ones, not both", path, i+1, j+1)
+			}
+			for _, call := range turn.calls() {
+				if !slices.Contains(knownTools, call.Tool) || len(call.Parallel) > 0 {
+					return c, fmt.Errorf("%s: child %d call %d: unknown tool %q (one of %v)", path, i+1, j+1, call.Tool, knownTools)
+				}
 			}
 		}
 	}

@@ -169,7 +169,13 @@ func describe(results map[string]toolResult) string {
 	}
 	sort.Slice(ids, func(i, j int) bool {
 		a, b := results[ids[i]], results[ids[j]]
-		return a.child < b.child || a.child == b.child && a.turn < b.turn
+		if a.child != b.child {
+			return a.child < b.child
+		}
+		if a.turn != b.turn {
+			return a.turn < b.turn
+		}
+		return a.call < b.call
 	})
 	var sb strings.Builder
 	for _, id := range ids {
@@ -178,7 +184,7 @@ func describe(results map[string]toolResult) string {
 		if len(content) > 600 {
 			content = content[:600] + "…"
 		}
-		fmt.Fprintf(&sb, "  child %d turn %d: %s\n", r.child, r.turn, content)
+		fmt.Fprintf(&sb, "  child %d turn %d call %d: %s\n", r.child, r.turn, r.call, content)
 	}
 	return sb.String()
 }

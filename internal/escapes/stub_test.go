@@ -49,8 +49,8 @@ func (m chatMessage) text() string {
 // toolResult is a tool message the stub found in a request's history:
 // what wfrun sent the model back for one scripted call.
 type toolResult struct {
-	child, turn int
-	content     string
+	child, turn, call int
+	content           string
 }
 
 // stub is one case's model.
@@ -114,9 +114,9 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	for _, m := range body.Messages {
 		if m.Role == "tool" && m.ToolCallID != "" {
-			var c, tn int
-			fmt.Sscanf(m.ToolCallID, "call_%d_%d", &c, &tn)
-			s.results[m.ToolCallID] = toolResult{child: c, turn: tn, content: m.text()}
+			var c, tn, k int
+			fmt.Sscanf(m.ToolCallID, "call_%d_%d_%d", &c, &tn, &k)
+			s.results[m.ToolCallID] = toolResult{child: c, turn: tn, call: k, content: m.text()}
 		}
 	}
 	s.turns[ch] = max(s.turns[ch], turn+1)
@@ -124,11 +124,13 @@ func (s *stub) serve(w http.ResponseWriter, r *http.Request) {
 
 	msg := map[string]any{"role": "assistant", "content": "done"}
 	finish := "stop"
-	if calls := s.scripts[ch].Calls; turn < len(calls) {
-		c := calls[turn]
-		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
-			"id": fmt.Sprintf("call_%d_%d", ch+1, turn+1), "type": "function",
-			"function": map[string]any{"name": c.Tool, "arguments": s.p.arguments(c)}}}}
+	if turns := s.scripts[ch].Calls; turn < len(turns) {
+		var tc []any
+		for k, c := range turns[turn].calls() {
+			tc = append(tc, map[string]any{"id": fmt.Sprintf("call_%d_%d_%d", ch+1, turn+1, k+1), "type": "function",
+				"function": map[string]any{"name": c.Tool, "arguments": s.p.arguments(c)}})
+		}
+		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": tc}
 		finish = "tool_calls"
 	}
 	w.Header().Set("Content-Type", "application/json")
