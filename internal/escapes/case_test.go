@@ -81,8 +81,9 @@ type setup struct {
 	Outside map[string]string `yaml:"outside"`
 }
 
-// child is one agent() call of the workflow and the tool calls the stub
-// answers its turns with, one call a turn, then the final answer "done".
+// child is one agent() call of the workflow and the turns the stub
+// answers it with, one tool call (or a parallel set) a turn, then the
+// final answer "done".
 type child struct {
 	// Isolation is "worktree", "none", or empty for the mode's.
 	Isolation string     `yaml:"isolation"`
@@ -107,13 +108,14 @@ func (c toolCall) calls() []toolCall {
 }
 
 // expect lists the case's own checks, on top of those every case gets
-// (the outside folder unchanged, no secret in a tool result, no survivor,
-// no connection to the canary, a result printed within the deadline).
+// (everything beside the workspace unchanged, no secret in a tool result,
+// no survivor, nothing reaching the canary, a result printed within the
+// deadline).
 type expect struct {
-	// Absent paths must not exist after the run.
+	// Absent globs must match nothing after the run.
 	Absent []string `yaml:"absent"`
-	// Lacks: the file at path must not contain text (a missing file lacks
-	// everything).
+	// Lacks: no file matching the glob path may contain text (a missing
+	// file lacks everything).
 	Lacks []struct {
 		Path string `yaml:"path"`
 		Text string `yaml:"text"`
