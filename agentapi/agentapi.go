@@ -75,19 +75,25 @@ const (
 
 // Usage is what a child consumed.
 type Usage struct {
-	InputTokens  int64   `json:"inputTokens"`
-	OutputTokens int64   `json:"outputTokens"`
-	CachedTokens int64   `json:"cachedTokens,omitempty"`
-	CostUSD      float64 `json:"costUSD"`
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+	CachedTokens int64 `json:"cachedTokens,omitempty"`
+	// EstimatedTokens is the part of InputTokens that wfrun estimated
+	// rather than read from the endpoint's counters: the prompt of a
+	// request that was sent and then aborted (a deadline, a cancel), which
+	// the endpoint processed but never reported. Budgets count it.
+	EstimatedTokens int64   `json:"estimatedTokens,omitempty"`
+	CostUSD         float64 `json:"costUSD"`
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{
-		InputTokens:  u.InputTokens + v.InputTokens,
-		OutputTokens: u.OutputTokens + v.OutputTokens,
-		CachedTokens: u.CachedTokens + v.CachedTokens,
-		CostUSD:      u.CostUSD + v.CostUSD,
+		InputTokens:     u.InputTokens + v.InputTokens,
+		OutputTokens:    u.OutputTokens + v.OutputTokens,
+		CachedTokens:    u.CachedTokens + v.CachedTokens,
+		EstimatedTokens: u.EstimatedTokens + v.EstimatedTokens,
+		CostUSD:         u.CostUSD + v.CostUSD,
 	}
 }
 

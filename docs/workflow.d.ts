@@ -226,11 +226,15 @@ declare const budget: {
 };
 
 /**
- * Run a saved workflow (NAME.js in the workflows folder, or the file whose
- * meta has that name) inline, sharing this run's slots, cap, budget and
- * cancellation. One level deep. Resolves to its return value.
+ * Run a saved workflow (NAME.js in the workflows folders — --workflows-dir,
+ * WORKSPACE/.claude/workflows, WORKSPACE/.wfrun/workflows,
+ * ~/.claude/workflows — or the file whose meta has that name) inline,
+ * sharing this run's slots, cap, budget and cancellation. One level deep.
+ * Resolves to its return value. The object form takes Claude Code's
+ * scriptPath (a .js file of the workspace), which wins over name.
  */
 declare function workflow<T = any>(name: string, args?: JSONValue): Promise<T>;
+declare function workflow<T = any>(ref: { scriptPath?: string; name?: string; args?: JSONValue }, args?: JSONValue): Promise<T>;
 
 /** Available in scripts that start with `export const meta = {…}`: that literal. */
 declare const meta: WorkflowMeta;

@@ -73,7 +73,7 @@ func compile(name, src string) *compiled {
 	if lit == nil {
 		return &compiled{script: s}
 	}
-	raw, err := meta.FromLiteral(lit, s)
+	raw, err := meta.Extract(lit, s)
 	if err != nil {
 		return &compiled{err: err}
 	}

@@ -46,10 +46,6 @@
 // engine writes nothing anywhere.
 //
 // Close cancels the runs still going and waits for every goroutine they
-// started, so that an embedding program (or a test with goleak) can know that
-// nothing outlives the engine.
-//
-// Close cancels the runs still going and waits for every goroutine they
 // started (heartbeats included), and closes the ledger, so that an
 // embedding program (or a test with goleak) can know that nothing outlives
 // the engine.

@@ -14,6 +14,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine/journal"
 	"github.com/wfrun/wfrun/engine/ledger"
+	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/runtime"
 )
@@ -44,17 +45,88 @@ func (e *Engine) Ledger() *ledger.Ledger { return e.ledger }
 // not durable).
 func (e *Engine) RunsDir() string { return e.cfg.RunsDir }
 
+// LedgerFile is the run ledger's name in the runs folder.
+const LedgerFile = "ledger.db"
+
 // openLedger opens the ledger of cfg (New).
 func openLedger(cfg Config) (*ledger.Ledger, error) {
 	path := cfg.LedgerPath
 	if path == "" {
-		path = filepath.Join(filepath.Dir(filepath.Clean(cfg.RunsDir)), "ledger.db")
+		path = filepath.Join(cfg.RunsDir, LedgerFile)
 	}
 	beat := cfg.Heartbeat
 	if beat <= 0 {
 		beat = DefaultHeartbeat
 	}
 	return ledger.Open(path, ledger.Options{Lease: 10 * beat})
+}
+
+// StateDir returns the folder of wfrun's state that holds the run keys
+// ("" when runs are not durable).
+func (e *Engine) StateDir() string { return e.stateDir }
+
+// runKey returns the key of run id, with a sentence for a run that has
+// none.
+func (e *Engine) runKey(id, what string) (journal.Key, error) {
+	k, err := journal.LoadKey(e.stateDir, id)
+	if errors.Is(err, journal.ErrNoKey) {
+		return nil, wferr.Wrap(wferr.InvalidRequest, err, "run %s cannot be %s: it has no key in %s, so nothing in its folder can be told from what a child wrote there. "+
+			"Its folder was written before wfrun authenticated run folders, or with another state folder ($WFRUN_STATE_DIR), or the key was removed; start the script again (its request and script are in the folder to read)", id, what, e.stateDir)
+	}
+	if err != nil {
+		return nil, wferr.Wrap(wferr.InvalidRequest, err, "run %s cannot be %s: %v", id, what, err)
+	}
+	return k, nil
+}
+
+// CheckRunRequest checks run id's saved request against its seal: nil
+// when wfrun wrote it as it is, else the error resume would give. A page
+// that shows the folder's request says so when it is not.
+func (e *Engine) CheckRunRequest(id string) error {
+	if !e.durable() {
+		return errNoLedger("a run's request")
+	}
+	folder, err := journal.OpenFolder(e.cfg.RunsDir, id)
+	if err != nil {
+		return err
+	}
+	k, err := e.runKey(id, "checked")
+	if err != nil {
+		return err
+	}
+	_, err = readRequest(folder, k)
+	return err
+}
+
+// readJournal reads and checks the journal of run id's folder, against
+// the head its run saved when it last settled.
+func (e *Engine) readJournal(folder *journal.Folder, k journal.Key, id, what string) ([]runtime.JournalEntry, error) {
+	at, err := journal.LoadHead(e.stateDir, id)
+	if err != nil {
+		return nil, wferr.Wrap(wferr.InvalidRequest, err, "run %s cannot be %s: %v", id, what, err)
+	}
+	prior, err := folder.ReadJournal(k, at)
+	if err != nil {
+		return nil, wferr.Wrap(wferr.InvalidRequest, err, "run %s cannot be %s: %v", id, what, err)
+	}
+	return prior, nil
+}
+
+// RunJournal returns the checked journal of run id: what a resume would
+// replay. A line that fails its check is an error, as for resume.
+func (e *Engine) RunJournal(id string) ([]runtime.JournalEntry, error) {
+	if !e.durable() {
+		return nil, errNoLedger("a journal")
+	}
+	folder, err := journal.OpenFolder(e.cfg.RunsDir, id)
+	if err != nil {
+		return nil, err
+	}
+	k, err := e.runKey(id, "read")
+	if err != nil {
+		return nil, err
+	}
+	return e.readJournal(folder, k, id, "read")
 }
 
 // startPlan is how a run starts besides its request: fresh, resuming
@@ -83,12 +155,16 @@ func (e *Engine) resolveResume(req WorkflowStartRequest) (WorkflowStartRequest, 
 	if err != nil {
 		return req, startPlan{}, wferr.Wrap(wferr.InvalidRequest, err, "resumeFromRunId: %v", err)
 	}
-	prior, err := journal.Read(folder.Path(journal.JournalFile))
+	k, err := e.runKey(id, "resumed")
 	if err != nil {
-		return req, startPlan{}, wferr.Wrap(wferr.InvalidRequest, err, "resumeFromRunId %s: %v", id, err)
+		return req, startPlan{}, err
+	}
+	prior, err := e.readJournal(folder, k, id, "resumed")
+	if err != nil {
+		return req, startPlan{}, err
 	}
 	if req.Script == "" {
-		old, err := readRequest(folder)
+		old, err := readRequest(folder, k)
 		if err != nil {
 			return req, startPlan{}, err
 		}
@@ -98,10 +174,14 @@ func (e *Engine) resolveResume(req WorkflowStartRequest) (WorkflowStartRequest, 
 	return req, startPlan{prior: prior, parentRun: id}, nil
 }
 
-// readRequest reads the request a run folder keeps.
-func readRequest(folder *journal.Folder) (WorkflowStartRequest, error) {
+// readRequest reads the request a run folder keeps, checked against the
+// folder's seal.
+func readRequest(folder *journal.Folder, k journal.Key) (WorkflowStartRequest, error) {
 	var old WorkflowStartRequest
-	data, err := folder.ReadFile(journal.RequestFile)
+	data, err := folder.ReadSealed(k, journal.RequestFile)
+	if errors.Is(err, journal.ErrForged) {
+		return old, wferr.Wrap(wferr.InvalidRequest, err, "%v; wfrun runs only a request it wrote itself, and a child's tool can reach the runs folder. Read what the folder's request.json now says, then pass the script yourself in a request that resumes the run (resumeFromRunId with script: on the command line, wfrun --request FILE)", err)
+	}
 	if err == nil {
 		err = json.Unmarshal(data, &old)
 	}
@@ -140,6 +220,12 @@ func overlay(old, req WorkflowStartRequest) WorkflowStartRequest {
 	if req.Concurrency != 0 {
 		out.Concurrency = req.Concurrency
 	}
+	if req.MaxMemoryBytes != 0 {
+		out.MaxMemoryBytes = req.MaxMemoryBytes
+	}
+	if req.MaxRunFolderBytes != 0 {
+		out.MaxRunFolderBytes = req.MaxRunFolderBytes
+	}
 	out.Background, out.OnEvent = req.Background, req.OnEvent
 	return out
 }
@@ -153,7 +239,7 @@ func (e *Engine) refuseLive(id, what string) error {
 	if here {
 		return wferr.New(wferr.InvalidRequest, "run %s is still running in this process and cannot be %s; wait for it to end, or stop it first", id, what)
 	}
-	if _, err := e.ledger.Sweep(); err != nil {
+	if _, err := e.SweepRuns(); err != nil {
 		return wferr.Wrap(wferr.Internal, err, "the run ledger cannot be read: %v", err)
 	}
 	r, err := e.ledger.Get(id)
@@ -170,6 +256,7 @@ type store struct {
 	e      *Engine
 	id     string
 	folder *journal.Folder
+	lock   *journal.Lock // held for the run's whole life: the kernel drops it when the process dies
 	file   *journal.File
 	events *journal.EventLog
 	row    ledger.Run
@@ -181,12 +268,16 @@ type store struct {
 
 	stop     chan struct{} // closed when the run has settled
 	beatDone chan struct{} // closed when the heartbeat has returned; nil until it starts
+
+	budget  *journal.Budget         // of the folder's event log and journal
+	end     context.CancelCauseFunc // ends the run; set before it starts
+	endOnce sync.Once               // the budget ends the run once
 }
 
 // openStore creates (or, continuing in place, reopens) the run's folder,
 // writes its request, opens its journal and event log, and records it in
 // the ledger. A failure is a pre-check error: nothing has run.
-func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, plan startPlan) (*store, error) {
+func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, plan startPlan, budget int64) (*store, error) {
 	fail := func(err error) (*store, error) {
 		return nil, wferr.Wrap(wferr.ResourceLimit, err, "run %s cannot keep its folder in %s: %v; make the runs folder writable (--runs-dir)", id, e.cfg.RunsDir, err)
 	}
@@ -194,32 +285,67 @@ func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, pla
 	if err != nil {
 		return fail(err)
 	}
+	// The lock comes before the ledger row, so that a running row of this
+	// host always has its lock held while its process lives.
+	lock, err := folder.Lock()
+	if errors.Is(err, journal.ErrLocked) {
+		return nil, wferr.Wrap(wferr.InvalidRequest, err, "run %s is still run by another process, which holds its lock (%v), although its lease ran out; wait for that process to end, or stop it, then continue the run", id, err)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	var k journal.Key
+	var at journal.Head
+	if plan.inPlace {
+		k, err = journal.LoadKey(e.stateDir, id)
+		if err == nil {
+			at, err = journal.LoadHead(e.stateDir, id)
+		}
+	} else {
+		k, err = journal.NewKey(e.stateDir, id)
+	}
+	if err != nil {
+		lock.Release()
+		return nil, wferr.Wrap(wferr.ResourceLimit, err, "run %s cannot keep its key in wfrun's state folder: %v; make %s a private folder of yours (WFRUN_STATE_DIR)", id, err, e.stateDir)
+	}
 	if !plan.inPlace {
 		saved := req
 		saved.OnEvent = nil
-		if err := folder.WriteJSON(journal.RequestFile, saved); err != nil {
-			return fail(err)
+		err := folder.WriteJSON(journal.RequestFile, saved)
+		if err == nil {
+			err = folder.WriteFile(journal.ScriptFile, []byte(req.Script))
 		}
-		if err := folder.WriteFile(journal.ScriptFile, []byte(req.Script)); err != nil {
+		if err == nil {
+			err = folder.Seal(k, journal.RequestFile, journal.ScriptFile)
+		}
+		if err != nil {
+			lock.Release()
 			return fail(err)
 		}
 	}
-	file, err := journal.Open(folder.Path(journal.JournalFile), plan.prior)
+	file, err := folder.OpenJournal(k, at, plan.prior)
 	if err != nil {
+		lock.Release()
 		return fail(err)
 	}
 	events, err := folder.OpenEvents()
 	if err != nil {
 		file.Close()
+		lock.Release()
 		return fail(err)
 	}
-	s := &store{e: e, id: id, folder: folder, file: file, events: events,
+	// A run continued in its own folder has taken part of the budget already.
+	b := journal.NewBudget(budget, folder.Appended())
+	file.SetBudget(b)
+	events.SetBudget(b)
+	s := &store{e: e, id: id, folder: folder, lock: lock, file: file, events: events,
 		row:      ledger.Run{ID: id, ParentRun: plan.parentRun, Owner: req.Parent, Name: name, Dir: folder.Dir()},
 		children: map[int]*ledger.Child{}, dirty: map[int]bool{},
-		stop: make(chan struct{})}
+		stop: make(chan struct{}), budget: b}
 	if err := e.ledger.Begin(s.row); err != nil {
 		file.Close()
 		events.Close()
+		lock.Release()
 		return nil, wferr.Wrap(wferr.ResourceLimit, err, "run %s cannot be recorded in the run ledger %s: %v", id, e.ledger.Path(), err)
 	}
 	return s, nil
@@ -232,6 +358,9 @@ func (s *store) Prior() []runtime.JournalEntry { return s.file.Prior() }
 // and the child's snapshot is updated for the next heartbeat.
 func (s *store) Record(en runtime.JournalEntry) error {
 	if err := s.file.Record(en); err != nil {
+		if errors.Is(err, journal.ErrFolderFull) {
+			return s.folderFull(err)
+		}
 		return err
 	}
 	var key struct {
@@ -270,6 +399,9 @@ func (s *store) childLocked(seq int, agentID string) *ledger.Child {
 // it only writes a line and updates memory; the heartbeat writes the ledger.
 func (s *store) observe(ev Event) {
 	s.events.Write(ev)
+	if err := s.budget.Spent(); err != nil && ev.Type != EventRunEnd {
+		s.folderFull(err)
+	}
 	if ev.Type != EventAgentStart && ev.Type != EventAgentEnd {
 		return
 	}
@@ -286,6 +418,26 @@ func (s *store) observe(ev Event) {
 			c.Metadata = json.RawMessage(fmt.Sprintf(`{"durationMs":%d}`, *ev.DurationMs))
 		}
 	}
+}
+
+// folderFull ends the run, once, because its folder's budget refused a
+// line (err), and returns the run's error: RESOURCE_LIMIT, naming the
+// budget and how to raise it.
+func (s *store) folderFull(err error) error {
+	detail := err.Error()
+	var full *journal.FolderFullError
+	if errors.As(err, &full) {
+		detail = full.Detail()
+	}
+	werr := wferr.Wrap(wferr.ResourceLimit, err,
+		"the run stopped at its folder's size budget of %s for %s and %s (--max-run-folder, maxRunFolderBytes): %s; pass less text to and from agents, or resume the run (wfrun resume %s) with a larger --max-run-folder",
+		human.Bytes(s.budget.Limit()), journal.EventsFile, journal.JournalFile, detail, s.id)
+	s.endOnce.Do(func() {
+		if s.end != nil {
+			s.end(werr)
+		}
+	})
+	return werr
 }
 
 // takeDirty returns copies of the children changed since the last call.
@@ -360,7 +512,10 @@ func (s *store) finish(res WorkflowResult) []string {
 	a := res.Agents
 	final.Agents = ledger.Counts{Completed: a.Completed, Failed: a.Failed, TimedOut: a.TimedOut, Cancelled: a.Cancelled, Replayed: a.Replayed}
 	s.noteLedgerError(s.e.ledger.Finish(final, s.takeDirty()))
-	s.noteLedgerError(errors.Join(s.file.Close(), s.events.Close()))
+	if err := journal.SaveHead(s.e.stateDir, s.id, s.file.Head()); err != nil {
+		warnings = append(warnings, "the journal's head could not be saved, so a later resume cannot tell whether lines were cut from its end: "+err.Error())
+	}
+	s.noteLedgerError(errors.Join(s.file.Close(), s.events.Close(), s.lock.Release()))
 	if s.ledgerErr != nil {
 		warnings = append(warnings, "the run ledger could not be kept up to date: "+s.ledgerErr.Error())
 	}
@@ -436,6 +591,9 @@ func (e *Engine) Retry(ctx context.Context, runID string, adjust func(*WorkflowS
 	if !e.durable() {
 		return nil, errNoLedger("retry")
 	}
+	if _, err := e.SweepRuns(); err != nil {
+		return nil, verbError(err)
+	}
 	old, err := e.ledger.Get(runID)
 	if err != nil {
 		return nil, verbError(err)
@@ -472,7 +630,11 @@ func (e *Engine) Continue(ctx context.Context, runID string, adjust func(*Workfl
 	if err != nil {
 		return nil, wferr.Wrap(wferr.InvalidRequest, err, "cannot continue run %s: %v", runID, err)
 	}
-	req, err := readRequest(folder)
+	k, err := e.runKey(runID, "continued")
+	if err != nil {
+		return nil, err
+	}
+	req, err := readRequest(folder, k)
 	if err != nil {
 		return nil, err
 	}
@@ -482,11 +644,11 @@ func (e *Engine) Continue(ctx context.Context, runID string, adjust func(*Workfl
 		over.Parent = ""
 		req = overlay(req, over)
 	}
-	prior, err := journal.Read(folder.Path(journal.JournalFile))
+	prior, err := e.readJournal(folder, k, runID, "continued")
 	if err != nil {
-		return nil, wferr.Wrap(wferr.InvalidRequest, err, "cannot continue run %s: %v", runID, err)
+		return nil, err
 	}
-	if _, err := e.ledger.Sweep(); err != nil {
+	if _, err := e.SweepRuns(); err != nil {
 		return nil, verbError(err)
 	}
 	// Claiming the run in the ledger is what keeps two processes from

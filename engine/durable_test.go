@@ -154,7 +154,7 @@ func TestDurable_ARunKeepsItsFolderAndLedgerRow(t *testing.T) {
 	if err := json.Unmarshal(data, &saved); err != nil || json.Compact(&value, saved.Value) != nil || saved.RunID != res.RunID || value.String() != string(res.Value) {
 		t.Fatalf("result.json: %s", data)
 	}
-	entries, err := journal.Read(folder.Path(journal.JournalFile))
+	entries, err := eng.RunJournal(res.RunID)
 	if err != nil || len(entries) != 5 {
 		t.Fatalf("journal: %d entries, %v", len(entries), err)
 	}
@@ -162,8 +162,8 @@ func TestDurable_ARunKeepsItsFolderAndLedgerRow(t *testing.T) {
 	if len(evs) != len(rec.Events()) {
 		t.Fatalf("events.jsonl has %d events, the sink saw %d", len(evs), len(rec.Events()))
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(runs), "ledger.db")); err != nil {
-		t.Fatalf("the ledger is not beside the runs: %v", err)
+	if _, err := os.Stat(filepath.Join(runs, "ledger.db")); err != nil {
+		t.Fatalf("the ledger is not in the runs folder: %v", err)
 	}
 	row, err := eng.Ledger().Get(res.RunID)
 	if err != nil || row.Status != ledger.RunCompleted || row.Name != "staged" || row.Owner != "test" || row.Agents.Completed != 5 || row.Usage != res.Usage || row.Dir != folder.Dir() {
@@ -361,5 +361,125 @@ func TestDurable_InfoAndRunsReadTheLedgerAfterARestart(t *testing.T) {
 	}
 	if len(eng.Runs("someone-else")) != 0 {
 		t.Fatal("another owner lists the run")
+	}
+}
+
+// A run that ends with an error has one status word wherever it is read:
+// the registry's while the process lives, the ledger's after a restart,
+// and the ledger's own row all say "failed" (docs/tool.md, workflow_status).
+func TestDurable_AFailedRunIsFailedInTheRegistryAndTheLedgerAlike(t *testing.T) {
+	runs := t.TempDir()
+	first, err := engine.New(engine.Config{RunsDir: runs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := "export const meta = { name: 'boom', description: 'throws' }\nthrow new Error('broke')"
+	res := first.Run(context.Background(), engine.WorkflowStartRequest{Script: boom, Parent: "mcp"})
+	if res.StopReason != engine.StopError {
+		t.Fatalf("result %+v", res)
+	}
+	live, ok := first.Info("mcp", res.RunID)
+	if !ok || live.Status != engine.RunFailed || string(live.Status) != "failed" {
+		t.Fatalf("the live registry says %q (%v)", live.Status, ok)
+	}
+	row, err := first.Ledger().Get(res.RunID)
+	if err != nil || string(row.Status) != string(live.Status) {
+		t.Fatalf("the ledger row says %q, the registry %q (%v)", row.Status, live.Status, err)
+	}
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	eng := newEngine(t, engine.Config{RunsDir: runs})
+	kept, ok := eng.Info("mcp", res.RunID)
+	if !ok || kept.Status != live.Status || kept.ErrorCode != res.ErrorCode {
+		t.Fatalf("after a restart: %+v, %v", kept, ok)
+	}
+}
+
+// bigSteps calls eight agents with 100 KB prompts, one after another: each
+// takes some 400 KB of its run's folder (the prompt and the answer, in the
+// events and in the journal).
+const bigSteps = `export const meta = { name: 'big', description: 'agents with long prompts' }
+const out = []
+for (let i = 0; i < 8; i++) out.push((await agent('step ' + i + ' ' + 'x'.repeat(100000))).length)
+return out`
+
+// wholeLines checks that every line of a run folder's file is JSON, and
+// returns the file's size and lines.
+func wholeLines(t *testing.T, folder *journal.Folder, name string) (int64, []json.RawMessage) {
+	t.Helper()
+	data, err := folder.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []json.RawMessage
+	for line := range bytes.Lines(data) {
+		if !json.Valid(line) || !bytes.HasSuffix(line, []byte("\n")) {
+			t.Fatalf("%s has a line that is not whole JSON: %.200q", name, line)
+		}
+		lines = append(lines, line)
+	}
+	return int64(len(data)), lines
+}
+
+func TestDurable_ARunPastItsFolderBudgetEndsWithResourceLimitAndResumesWithALargerOne(t *testing.T) {
+	const budget = 1 << 20
+	for _, tc := range []struct {
+		name    string
+		cfg     int64 // Config.MaxRunFolder
+		req     int64 // the request's maxRunFolderBytes
+		resume  int64 // the resume's maxRunFolderBytes
+		isolate engine.Isolation
+	}{
+		{"the engine's budget", budget, 0, 0, ""},
+		{"the request's budget", 0, budget, 16 << 20, ""},
+		{"an isolated run", 0, budget, 16 << 20, engine.IsolateProcess},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := t.TempDir()
+			p := newCountingFake(t, `{"rules":[]}`)
+			eng := enginetest.New(t, engine.Config{RunsDir: runs, Providers: []agentapi.Provider{p}, MaxRunFolder: tc.cfg})
+			res := eng.Run(context.Background(), engine.WorkflowStartRequest{Script: bigSteps, Parent: "test", MaxRunFolderBytes: tc.req, Isolate: tc.isolate})
+			if res.StopReason != engine.StopError || res.ErrorCode != engine.CodeResourceLimit ||
+				!strings.Contains(res.Error, "size budget of 1 MiB") || !strings.Contains(res.Error, "--max-run-folder") {
+				t.Fatalf("result %+v", res)
+			}
+			t.Logf("%s", res.Error)
+			folder, err := journal.OpenFolder(runs, res.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			evSize, evs := wholeLines(t, folder, journal.EventsFile)
+			jSize, _ := wholeLines(t, folder, journal.JournalFile)
+			last := evs[len(evs)-1]
+			if evSize+jSize-int64(len(last)) > budget || !bytes.Contains(last, []byte(`"type":"run.end"`)) {
+				t.Fatalf("the folder holds %d + %d bytes against a budget of %d; the last event is %.200s", evSize, jSize, budget, last)
+			}
+			key, err := journal.LoadKey(eng.StateDir(), res.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept, err := folder.ReadJournal(key, journal.Head{})
+			if err != nil || len(kept) == 0 || len(kept) >= 8 {
+				t.Fatalf("the journal keeps %d agents (%v)", len(kept), err)
+			}
+			if paid := p.count("step"); paid != len(kept)+1 && paid != len(kept) {
+				t.Fatalf("%d agents ran for %d journaled", paid, len(kept))
+			}
+
+			// The run the budget stopped resumes with a larger one (the
+			// engine's default, or the resume's own), replaying what it kept.
+			paid := p.count("step")
+			if tc.cfg != 0 {
+				eng = enginetest.New(t, engine.Config{RunsDir: runs, Providers: []agentapi.Provider{p}})
+			}
+			again := eng.Run(context.Background(), engine.WorkflowStartRequest{ResumeFromRunId: res.RunID, Parent: "test", MaxRunFolderBytes: tc.resume})
+			if again.StopReason != engine.StopCompleted || again.Agents.Replayed != len(kept) {
+				t.Fatalf("the resume: %+v", again)
+			}
+			if ran := p.count("step") - paid; ran != 8-len(kept) {
+				t.Fatalf("the resume ran %d agents, want %d", ran, 8-len(kept))
+			}
+		})
 	}
 }

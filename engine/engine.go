@@ -28,6 +28,7 @@ const (
 	DefaultRunTimeout   = time.Hour
 	DefaultCancelGrace  = runtime.DefaultCancelGrace
 	DefaultScriptCache  = 256
+	DefaultMaxRunFolder = 256 << 20 // bytes of a run folder's events and journal
 	maxParentLength     = 256
 	maxArgsBytes        = 8 << 20
 	maxMetaRequestBytes = 64 << 10
@@ -93,8 +94,20 @@ type Config struct {
 	// 256 MiB. See docs/script-api.md, "Limits".
 	MaxMemory int64
 
-	// WorkflowsDir is where workflow(name) finds saved workflows; "" disables it.
+	// WorkflowsDirs are the folders workflow(name) finds saved workflows
+	// in, searched in order, first match winning. Build the list with
+	// WorkflowSearchDirs(explicit, workspace, home), which puts a Claude
+	// Code project's WORKSPACE/.claude/workflows in it; nil (with
+	// WorkflowsDir "") leaves workflow(name) unavailable.
+	WorkflowsDirs []string
+	// WorkflowsDir is one folder searched before WorkflowsDirs; kept for
+	// the programs that set it before WorkflowsDirs existed.
 	WorkflowsDir string
+	// Workspace is the folder workflow({scriptPath}) and the workflow
+	// tool's scriptPath resolve in; files beneath it (scriptPath, and the
+	// workflows folders inside it) are read without following any link,
+	// since children may write there. "" leaves scriptPath unavailable.
+	Workspace string
 
 	// Events, if set, receives every event of every run. It is called from
 	// several goroutines (one call at a time per run) and must not block
@@ -122,10 +135,23 @@ type Config struct {
 	// resumed, retried, continued and listed after its process is gone.
 	// "" (the default) writes nothing anywhere.
 	RunsDir string
-	// LedgerPath is the run ledger's file; "" means ledger.db in the folder
-	// that holds RunsDir (.wfrun/ledger.db beside .wfrun/runs). Unused
-	// without RunsDir.
+	// LedgerPath is the run ledger's file; "" means ledger.db in RunsDir.
+	// A missing or empty ledger is rebuilt from the run folders
+	// (Engine.Rebuilt). Unused without RunsDir.
 	LedgerPath string
+	// StateDir is wfrun's private state folder, where each durable run's
+	// key is kept (engine/journal): it must be outside every workspace and
+	// hidden from every child. "" means statedir.Dir's answer
+	// ($WFRUN_STATE_DIR, $XDG_STATE_HOME/wfrun, ~/.local/state/wfrun).
+	// Unused without RunsDir.
+	StateDir string
+	// MaxRunFolder is the size budget of a durable run's folder in bytes:
+	// the most its event log and journal may hold together, and the most a
+	// request may ask for (requests may lower it). A line that would pass it
+	// is not written and the run ends with RESOURCE_LIMIT; what was written
+	// stays whole, so the run can be resumed with a larger budget. 0 means
+	// DefaultMaxRunFolder (256 MiB). Unused without RunsDir.
+	MaxRunFolder int64
 	// Heartbeat is how often a live run renews its lease in the ledger and
 	// saves its children's snapshots; 0 means 2 s. The lease is ten beats:
 	// a run whose process has been gone that long is abandoned.
@@ -138,9 +164,11 @@ type Engine struct {
 	cfg       Config
 	providers agentapi.Registry
 	cache     scriptCache
-	workflows *workflowIndex // nil without Config.WorkflowsDir
+	workflows *workflowIndex // nil without workflows folders or a workspace
 	registry  registry       // every run by owner, until dropped (registry.go)
 	ledger    *ledger.Ledger // nil without Config.RunsDir (durable.go)
+	stateDir  string         // where the run keys are; "" without Config.RunsDir
+	rebuilt   int            // run folders the ledger was rebuilt from at New (rebuild.go)
 
 	mu     sync.Mutex
 	runs   map[string]*Run
@@ -169,9 +197,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, runs: make(map[string]*Run), loops: newRunners()}
 	e.cache.limit = cfg.ScriptCache
-	if cfg.WorkflowsDir != "" {
-		e.workflows = &workflowIndex{dir: cfg.WorkflowsDir}
-	}
+	e.workflows = newWorkflowIndex(cfg)
 	hasFake := false
 	for _, p := range cfg.Providers {
 		if p == nil {
@@ -190,11 +216,9 @@ func New(cfg Config) (*Engine, error) {
 			cfg.DefaultProvider, strings.Join(e.providers.Names(), ", "))
 	}
 	if cfg.RunsDir != "" {
-		l, err := openLedger(cfg)
-		if err != nil {
+		if err := e.openDurable(); err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		e.ledger = l
 	}
 	return e, nil
 }
@@ -252,7 +276,7 @@ func (e *Engine) start(ctx context.Context, req WorkflowStartRequest, plan start
 	}
 	var st *store
 	if e.durable() {
-		if st, err = e.openStore(r.id, req, p.meta.Name, plan); err != nil {
+		if st, err = e.openStore(r.id, req, p.meta.Name, plan, p.folder); err != nil {
 			e.unregister(r.id)
 			return nil, err
 		}
@@ -279,6 +303,9 @@ func (e *Engine) start(ctx context.Context, req WorkflowStartRequest, plan start
 	// moment it is in e.runs.
 	runCtx, cancel := context.WithCancelCause(ctx)
 	r.cancel = cancel
+	if st != nil {
+		st.end = cancel
+	}
 
 	e.mu.Lock()
 	if e.closed {

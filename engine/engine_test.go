@@ -23,7 +23,7 @@ import (
 
 func TestMain(m *testing.M) {
 	engine.Init() // isolated runs and sandboxed tools re-execute this test binary
-	leaktest.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m, leaktest.StateDir())
 }
 
 const trivial = `export const meta = { name: 'trivial', description: 'one agent' }
@@ -334,6 +334,20 @@ func TestEngine_BadScriptsFailBeforeAnyAgentStarts(t *testing.T) {
 				t.Fatalf("an agent started: %+v", res)
 			}
 		})
+	}
+}
+
+func TestEngine_WhatAWorkflowLacksIsRefusedBeforeAnyAgentIsPaidFor(t *testing.T) {
+	eng := newEngine(t, engine.Config{})
+	script := "export const meta = {name:'n', description:'d'}\nconst a = await agent('first')\nconst stamp = Date.now()\nsetTimeout(() => 1, 10)\nreturn [a, stamp]"
+	check := eng.Check(engine.WorkflowStartRequest{Script: script, Parent: "cli"})
+	if check.OK || check.ErrorCode != engine.CodeScriptError || check.ErrorLine != 3 || check.ErrorColumn != 15 ||
+		!strings.Contains(check.Error, "pass the time in args") || !strings.Contains(check.Error, "setTimeout() at line 4, column 1") {
+		t.Fatalf("check %+v", check)
+	}
+	res := eng.Run(context.Background(), engine.WorkflowStartRequest{Script: script, Parent: "cli"})
+	if res.StopReason != engine.StopError || res.AgentsSpawned != 0 || res.ErrorCode != engine.CodeScriptError {
+		t.Fatalf("run %+v, want it refused before any agent", res)
 	}
 }
 

@@ -56,7 +56,7 @@ func (e *Engine) Plan(req WorkflowStartRequest) (RunPlan, error) {
 	c := runtime.WithDefaults(p.cfg)
 	return RunPlan{
 		Meta: p.meta, Warnings: p.warnings, Provider: p.provider.Name(), Capabilities: p.provider.Capabilities(),
-		Workflows:   e.workflows != nil,
+		Workflows:   e.workflowLoader() != nil,
 		Concurrency: c.Concurrency, MaxAgents: c.MaxAgents, MaxItems: c.MaxItems,
 		Timeout: c.Timeout, AgentTimeout: c.AgentTimeout, BudgetTokens: c.BudgetTokens,
 		CancelGrace: c.CancelGrace, MaxResultBytes: c.MaxResultBytes, MaxMemory: c.MaxMemory,
@@ -82,7 +82,7 @@ func (p RunPlan) Config() runtime.Config {
 func (e *Engine) LoadWorkflow(name string) (file, source string, err error) {
 	load := e.workflowLoader()
 	if load == nil {
-		return "", "", wferr.New(wferr.InvalidArgument, "workflow(%q): no workflows folder is configured; set --workflows-dir (CLI) or Config.WorkflowsDir", name)
+		return "", "", wferr.New(wferr.InvalidArgument, "workflow(%q): no workflows folder is configured; save workflows in WORKSPACE/.claude/workflows, or set --workflows-dir (CLI) or Config.WorkflowsDirs", name)
 	}
 	s, err := load(name)
 	if err != nil {

@@ -26,6 +26,7 @@ type prepared struct {
 	provider agentapi.Provider
 	cfg      runtime.Config
 	isolate  Isolation
+	folder   int64 // the run folder's size budget in bytes
 }
 
 // Isolation says where a run's script executes.
@@ -59,7 +60,8 @@ func (e *Engine) isolation(req WorkflowStartRequest) (Isolation, error) {
 
 // prepare runs every pre-check of Start without running anything, in the
 // order docs/architecture.md lists them: the request's own fields, the
-// provider, the script, its meta, its literal agent() options, the limits.
+// provider, the script, its meta, what it uses that a workflow lacks, its
+// literal agent() options, the limits.
 func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	if err := checkRequestFields(req); err != nil {
 		return nil, err
@@ -76,6 +78,9 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAbsent(cs.script); err != nil {
+		return nil, err
+	}
 	callWarnings, err := checkAgentCalls(cs.script, provider)
 	if err != nil {
 		return nil, err
@@ -88,7 +93,32 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	cfg, limitWarnings := e.limits(req)
 	cfg.Parent, cfg.Script, cfg.Args, cfg.Meta, cfg.Provider = req.Parent, cs.script, req.Args, m, provider
 	cfg.LoadWorkflow = e.workflowLoader()
-	return &prepared{script: cs.script, meta: m, warnings: append(warnings, limitWarnings...), provider: provider, cfg: cfg, isolate: iso}, nil
+	cfg.LoadWorkflowFile = e.workflowFileLoader()
+	folder, folderWarnings := e.folderBudget(req)
+	warnings = append(append(warnings, limitWarnings...), folderWarnings...)
+	// Persona files that loaded only when read line by line: the run's
+	// agents may use them, so the run says so with the file and the line.
+	for _, w := range e.cfg.Personas.Warnings() {
+		warnings = append(warnings, "persona "+w.Error())
+	}
+	return &prepared{script: cs.script, meta: m, warnings: warnings, provider: provider, cfg: cfg, isolate: iso, folder: folder}, nil
+}
+
+// folderBudget resolves the size budget of the run's folder: the
+// request's where it is lower than the engine's, else the engine's, else
+// the default.
+func (e *Engine) folderBudget(req WorkflowStartRequest) (int64, []string) {
+	budget := e.cfg.MaxRunFolder
+	if budget <= 0 {
+		budget = DefaultMaxRunFolder
+	}
+	if req.MaxRunFolderBytes > budget {
+		return budget, []string{fmt.Sprintf("maxRunFolderBytes %d is above the engine's ceiling; using %d", req.MaxRunFolderBytes, budget)}
+	}
+	if req.MaxRunFolderBytes > 0 {
+		budget = req.MaxRunFolderBytes
+	}
+	return budget, nil
 }
 
 // checkRequestFields checks what the request says about itself: an owner,
@@ -114,8 +144,8 @@ func checkRequestFields(req WorkflowStartRequest) error {
 	if len(req.Meta) > maxMetaRequestBytes {
 		return wferr.New(wferr.InvalidRequest, "meta is %d bytes; the limit is %d", len(req.Meta), maxMetaRequestBytes)
 	}
-	if req.MaxTotalAgents < 0 || req.Concurrency < 0 || req.TimeoutMs < 0 || req.AgentTimeoutMs < 0 || req.BudgetTokens < 0 || req.MaxMemoryBytes < 0 {
-		return wferr.New(wferr.InvalidRequest, "maxTotalAgents, concurrency, timeoutMs, agentTimeoutMs, budgetTokens and maxMemoryBytes must not be negative (0 means the engine default)")
+	if req.MaxTotalAgents < 0 || req.Concurrency < 0 || req.TimeoutMs < 0 || req.AgentTimeoutMs < 0 || req.BudgetTokens < 0 || req.MaxMemoryBytes < 0 || req.MaxRunFolderBytes < 0 {
+		return wferr.New(wferr.InvalidRequest, "maxTotalAgents, concurrency, timeoutMs, agentTimeoutMs, budgetTokens, maxMemoryBytes and maxRunFolderBytes must not be negative (0 means the engine default)")
 	}
 	return nil
 }

@@ -39,21 +39,44 @@ const (
 // RunStatus is where a run is in its life.
 type RunStatus string
 
-// The run statuses: running, then the run's stop reason, or abandoned for
-// a run in the ledger whose process died without settling it.
+// The run statuses: running, then how the run ended, or abandoned for a
+// run in the ledger whose process died without settling it. They are the
+// run ledger's words (ledger.RunStatus): a run that stopped with
+// stopReason "error" is "failed" here, in workflow_status and in wfrun runs.
 const (
 	RunRunning   RunStatus = "running"
-	RunCompleted RunStatus = RunStatus(StopCompleted)
-	RunCancelled RunStatus = RunStatus(StopCancelled)
-	RunFailed    RunStatus = RunStatus(StopError)
+	RunCompleted RunStatus = "completed"
+	RunCancelled RunStatus = "cancelled"
+	RunFailed    RunStatus = "failed"
 	RunAbandoned RunStatus = "abandoned"
 )
 
+// runStatus is the status of a run that settled with stop reason r.
+func runStatus(r StopReason) RunStatus {
+	switch r {
+	case StopCompleted:
+		return RunCompleted
+	case StopCancelled:
+		return RunCancelled
+	}
+	return RunFailed
+}
+
 // AgentProgress counts a run's children so far.
+//
+// Once the run has ended, the counts are the result's (WorkflowResult
+// Agents): a child dropped while it waited for a slot never started, so no
+// event counted it, yet the result counts it cancelled, and so does this.
 type AgentProgress struct {
-	Running int `json:"running"` // started and not yet ended
-	Done    int `json:"done"`    // ended completed
-	Failed  int `json:"failed"`  // ended failed, timed out or cancelled
+	Running   int `json:"running"`             // started and not yet ended
+	Done      int `json:"done"`                // ended completed (or replayed from the journal)
+	Failed    int `json:"failed"`              // ended failed or timed out
+	Cancelled int `json:"cancelled,omitempty"` // ended cancelled, or dropped before it started
+}
+
+// progressOf is the final progress of a run whose result says counts.
+func progressOf(counts AgentCounts) AgentProgress {
+	return AgentProgress{Done: counts.Completed + counts.Replayed, Failed: counts.Failed + counts.TimedOut, Cancelled: counts.Cancelled}
 }
 
 // RunInfo is a snapshot of one run as the registry knows it.
@@ -78,6 +101,9 @@ type RunInfo struct {
 	// ErrorCode and Error are set when the run ended other than completed.
 	ErrorCode ErrorCode `json:"errorCode,omitempty"`
 	Error     string    `json:"error,omitempty"`
+	// Logs are the last lines the script logged (log(), console.*), oldest
+	// first: at most MaxLogLines lines and MaxLogBytes bytes.
+	Logs []string `json:"logs,omitempty"`
 }
 
 // registry holds the records of an engine's runs. The zero value is ready
@@ -102,6 +128,7 @@ type record struct {
 
 	mu       sync.Mutex
 	phase    string
+	logs     LogTail
 	agents   AgentProgress
 	usage    agentapi.Usage
 	ended    time.Time // zero while running
@@ -166,13 +193,18 @@ func (rec *record) observe(ev Event) {
 	switch ev.Type {
 	case EventPhase:
 		rec.phase = ev.Title
+	case EventLog:
+		rec.logs.Add(ev.Message)
 	case EventAgentStart:
 		rec.agents.Running++
 	case EventAgentEnd:
 		rec.agents.Running--
-		if ev.Outcome == agentapi.StatusCompleted {
+		switch ev.Outcome {
+		case agentapi.StatusCompleted:
 			rec.agents.Done++
-		} else {
+		case agentapi.StatusCancelled:
+			rec.agents.Cancelled++
+		default:
 			rec.agents.Failed++
 		}
 		if ev.Usage != nil {
@@ -196,11 +228,12 @@ func (rec *record) info(now time.Time) RunInfo {
 	in := RunInfo{
 		RunID: rec.run.id, Owner: rec.owner, Meta: rec.run.meta, Status: RunRunning, Background: rec.background,
 		Phase: rec.phase, Agents: rec.agents, Usage: rec.usage, StartedAt: rec.started,
-		ElapsedMs: now.Sub(rec.started).Milliseconds(),
+		ElapsedMs: now.Sub(rec.started).Milliseconds(), Logs: rec.logs.Lines(),
 	}
 	if res, ok := rec.run.Result(); ok {
-		in.Status = RunStatus(res.StopReason)
+		in.Status = runStatus(res.StopReason)
 		in.ErrorCode, in.Error, in.Usage = res.ErrorCode, res.Error, res.Usage
+		in.Agents = progressOf(res.Agents)
 		end := rec.ended
 		if end.IsZero() {
 			end = now
@@ -216,7 +249,7 @@ func (rec *record) info(now time.Time) RunInfo {
 func ledgerInfo(row ledger.Run, now time.Time) RunInfo {
 	in := RunInfo{
 		RunID: row.ID, Owner: row.Owner, Meta: meta.WorkflowMeta{Name: row.Name}, Status: RunRunning,
-		Agents: AgentProgress{Done: row.Agents.Completed + row.Agents.Replayed, Failed: row.Agents.Failed + row.Agents.TimedOut + row.Agents.Cancelled},
+		Agents: progressOf(AgentCounts(row.Agents)),
 		Usage:  row.Usage, StartedAt: row.CreatedAt, ElapsedMs: now.Sub(row.CreatedAt).Milliseconds(),
 		ErrorCode: ErrorCode(row.ErrorCode), Error: row.Error,
 	}
@@ -320,6 +353,7 @@ func (e *Engine) Info(owner, runID string) (RunInfo, bool) {
 	if e.ledger == nil {
 		return RunInfo{}, false
 	}
+	_, _ = e.SweepRuns() // a run whose process died reads as abandoned, not running
 	row, err := e.ledger.Get(runID)
 	if err != nil || row.Owner != owner {
 		return RunInfo{}, false
@@ -352,6 +386,7 @@ func (e *Engine) Runs(owner string) []RunInfo {
 		if keep <= 0 {
 			keep = DefaultFinishedRunsKept
 		}
+		_, _ = e.SweepRuns()
 		rows, _ := e.ledger.List(ledger.Filter{Owner: owner, Limit: keep})
 		for _, row := range rows {
 			if !held[row.ID] {

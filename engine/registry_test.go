@@ -114,7 +114,7 @@ return await agent('slow one')`
 	run.Cancel("seen enough")
 	run.Wait()
 	in, _ = eng.Info("p", run.ID())
-	if in.Status != engine.RunCancelled || in.ErrorCode != engine.CodeCancelled || in.EndedAt == nil || in.Agents.Failed != 1 || in.Agents.Running != 0 {
+	if in.Status != engine.RunCancelled || in.ErrorCode != engine.CodeCancelled || in.EndedAt == nil || in.Agents.Cancelled != 1 || in.Agents.Failed != 0 || in.Agents.Running != 0 {
 		t.Fatalf("after cancel %+v", in)
 	}
 }

@@ -36,6 +36,9 @@ type WorkflowStartRequest struct {
 	BudgetTokens int64 `json:"budgetTokens,omitempty"`
 	// MaxMemoryBytes lowers (never raises) the engine's memory budget of a run.
 	MaxMemoryBytes int64 `json:"maxMemoryBytes,omitempty"`
+	// MaxRunFolderBytes lowers (never raises) the engine's size budget of
+	// a durable run's folder (Config.MaxRunFolder).
+	MaxRunFolderBytes int64 `json:"maxRunFolderBytes,omitempty"`
 	// Isolate asks for the run's script to execute in a child process
 	// ("process"); it may raise the engine's isolation, never lower it.
 	Isolate Isolation `json:"isolate,omitempty"`

@@ -45,6 +45,46 @@ func FromLiteral(expr ast.Expression, src Source) (json.RawMessage, error) {
 	return json.RawMessage(out), nil
 }
 
+// Extract is FromLiteral for the meta literal itself. When the literal is
+// not pure data, the error also names what validating the rest as meta
+// (Parse) finds, leaving out what the violations already cover, so that
+// one answer lists every mistake rather than the first kind of them.
+func Extract(expr ast.Expression, src Source) (json.RawMessage, error) {
+	x := extractor{src: src, failed: map[string]bool{}}
+	x.value(expr, "meta")
+	if len(x.violations) == 0 {
+		return FromLiteral(expr, src)
+	}
+	e := x.err()
+	root, err := decodeJSON(x.buf.Bytes())
+	if err != nil {
+		return nil, e
+	}
+	var c checker
+	c.workflow(root)
+	var more []string
+	for _, p := range c.problems {
+		if !x.covers(p) {
+			more = append(more, p)
+		}
+	}
+	if len(more) > 0 {
+		e.Message += "; and as data: " + strings.Join(more, "; ")
+	}
+	return nil, e
+}
+
+// covers reports whether a validation problem is about a value a violation
+// already named: its path is one that failed, or lies inside one.
+func (x *extractor) covers(problem string) bool {
+	for path := range x.failed {
+		if problem == path || strings.HasPrefix(problem, path+" ") || strings.HasPrefix(problem, path+".") || strings.HasPrefix(problem, path+"[") {
+			return true
+		}
+	}
+	return false
+}
+
 // violation is one place where the literal is not pure data.
 type violation struct {
 	idx file.Idx
@@ -57,6 +97,10 @@ type extractor struct {
 	src        Source
 	buf        bytes.Buffer
 	violations []violation
+	// failed, when not nil, records the paths whose value was a violation;
+	// buf then holds null in their place, so that the rest can still be
+	// validated (Extract).
+	failed map[string]bool
 }
 
 func (x *extractor) fail(idx file.Idx, format string, args ...any) {
@@ -93,6 +137,15 @@ func (x *extractor) err() *wferr.Error {
 // value writes the JSON of e, whose place in meta is path (e.g.
 // "meta.phases[0].title").
 func (x *extractor) value(e ast.Expression, path string) {
+	before, start := len(x.violations), x.buf.Len()
+	defer func() {
+		if len(x.violations) > before && x.buf.Len() == start {
+			x.buf.WriteString("null")
+			if x.failed != nil {
+				x.failed[path] = true
+			}
+		}
+	}()
 	switch n := e.(type) {
 	case nil:
 		x.fail(0, "%s has no value; write a literal such as { name: 'my-workflow', description: 'what it does' }", path)
@@ -128,6 +181,9 @@ func (x *extractor) object(n *ast.ObjectLiteral, path string) {
 	for _, p := range n.Value {
 		kv, key, ok := x.property(p, path)
 		if !ok {
+			if key != "" && x.failed != nil {
+				x.failed[childPath(path, key)] = true
+			}
 			continue
 		}
 		if seen[key] {
@@ -147,7 +203,7 @@ func (x *extractor) object(n *ast.ObjectLiteral, path string) {
 }
 
 // property returns p and its key when p is a plain `key: value` entry, and
-// records a violation otherwise.
+// records a violation otherwise (returning the key too when it is known).
 func (x *extractor) property(p ast.Property, path string) (*ast.PropertyKeyed, string, bool) {
 	switch p := p.(type) {
 	case *ast.PropertyKeyed:
@@ -163,17 +219,17 @@ func (x *extractor) property(p ast.Property, path string) (*ast.PropertyKeyed, s
 		switch p.Kind {
 		case ast.PropertyKindGet:
 			x.fail(methodIdx(p), "%s has a getter `get %s()`, which would run code when read; write %s: 'the value' instead", path, key, displayKey(key))
-			return nil, "", false
+			return nil, key, false
 		case ast.PropertyKindSet:
 			x.fail(methodIdx(p), "%s has a setter `set %s()`, which would run code; write %s: 'the value' instead", path, key, displayKey(key))
-			return nil, "", false
+			return nil, key, false
 		case ast.PropertyKindMethod:
 			x.fail(methodIdx(p), "%s has a method `%s()`; meta holds only data, so write %s: 'the value' instead", path, key, displayKey(key))
-			return nil, "", false
+			return nil, key, false
 		}
 		if key == "__proto__" {
 			x.fail(p.Idx0(), "%s has the key `__proto__`, which sets the object's prototype instead of adding a field; remove it", path)
-			return nil, "", false
+			return nil, key, false
 		}
 		return p, key, true
 	case *ast.PropertyShort:

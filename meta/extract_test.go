@@ -176,7 +176,7 @@ func TestFromLiteral_NeverRunsCode(t *testing.T) {
 			select {
 			case err := <-done:
 				metaError(t, err)
-			case <-time.After(5 * time.Second):
+			case <-time.After(30 * time.Second): // generous: a loaded machine is slow, a literal that runs never returns
 				t.Fatal("FromLiteral did not return: it must never run the literal")
 			}
 		})
@@ -230,5 +230,46 @@ phase('List')`
 	}
 	if !json.Valid(raw) {
 		t.Errorf("invalid JSON %s", raw)
+	}
+}
+
+func TestExtract_NamesTheDataProblemsBesideTheViolations(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string // parts of the one message, in order
+		not       []string // parts it must not have
+	}{
+		{"a violation and two data problems", "const meta = { name: 'a' + 'b', description: '', phases: 'x' }",
+			[]string{"meta.name is an expression", "and as data: meta.description is blank", "meta.phases must be an array"},
+			[]string{"meta.name must be", "meta.name is missing"}},
+		{"a failed value is not reported twice", "const meta = { name: NAME, description: 'd' }",
+			[]string{"meta.name is a reference"}, []string{"and as data"}},
+		{"a getter's key is not reported missing", "const meta = { get name() { return 'n' }, description: 'd' }",
+			[]string{"meta has a getter"}, []string{"and as data"}},
+		{"a bad phase title only once", "const meta = { name: 'n', description: 'd', phases: [{ title: `${t}` }], model: 5 }",
+			[]string{"meta.phases[0].title is a template", "and as data: meta.model must be a string"}, []string{"meta.phases[0].title must"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			expr, pos := mustParseMeta(t, tc.src)
+			_, err := Extract(expr, pos)
+			e := metaError(t, err)
+			last := -1
+			for _, w := range tc.want {
+				i := strings.Index(e.Message, w)
+				if i < last {
+					t.Errorf("%q missing or out of order in: %s", w, e.Message)
+				}
+				last = i
+			}
+			for _, n := range tc.not {
+				if strings.Contains(e.Message, n) {
+					t.Errorf("message has %q: %s", n, e.Message)
+				}
+			}
+		})
+	}
+	expr, pos := mustParseMeta(t, "const meta = { name: 'n', description: 'd' }")
+	if raw, err := Extract(expr, pos); err != nil || string(raw) != `{"name":"n","description":"d"}` {
+		t.Fatalf("a pure literal: %s, %v", raw, err)
 	}
 }

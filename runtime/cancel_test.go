@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 	. "github.com/wfrun/wfrun/runtime"
 )
@@ -96,11 +97,11 @@ func TestCancel_ProviderIgnoringCancellationCannotHoldTheRunOpen(t *testing.T) {
 	}}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() { <-started; cancel(CancelledError("stop")) }()
-	start := time.Now()
+	timer := loadbound.Start(t)
 	out, rec := run(t, harness{ctx: ctx, leaveDraining: true}, `return await agent('x')`,
 		withProvider(p), func(c *Config) { c.CancelGrace = 100 * time.Millisecond })
-	if el := time.Since(start); el > 3*time.Second {
-		t.Fatalf("run took %v", el)
+	if took := timer.Stop(); took.Over(3 * time.Second) {
+		t.Fatalf("run took %v", took)
 	}
 	wantCode(t, out, wferr.Cancelled, "")
 	ends := rec.Of(EventAgentEnd)

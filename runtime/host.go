@@ -202,19 +202,9 @@ func (r *run) workflowFunc(depth int) func(goja.FunctionCall) goja.Value {
 		if depth > 0 {
 			return r.fatalf(wferr.Nesting, "workflow() cannot be called from a nested workflow: nesting is one level deep; call the inner workflow from the top-level script instead")
 		}
-		name := call.Argument(0)
-		if !isString(name) || name.String() == "" {
-			return r.fatalf(wferr.InvalidArgument, "workflow() needs a workflow name string as its first argument, got %s", describe(name))
-		}
-		if r.cfg.LoadWorkflow == nil {
-			return r.fatalf(wferr.InvalidArgument, "workflow(%q): no workflows folder is configured; set --workflows-dir (CLI) or Config.WorkflowsDir", name.String())
-		}
-		s, err := r.cfg.LoadWorkflow(name.String())
-		if err != nil {
-			if we, ok := wferr.As(err); ok {
-				return r.raise(we)
-			}
-			return r.fatalf(wferr.InvalidArgument, "workflow(%q): %v", name.String(), err)
+		s, args, errv := r.resolveWorkflow(call)
+		if errv != nil {
+			return errv
 		}
 		if err := r.install(s); err != nil {
 			panic(err)
@@ -224,23 +214,91 @@ func (r *run) workflowFunc(depth int) func(goja.FunctionCall) goja.Value {
 			r.fail(asError(r.rt.Error(err)))
 			return goja.Undefined()
 		}
-		// The nested script gets its own copy of args, as a fresh run would.
-		var args goja.Value = goja.Undefined()
-		if a := call.Argument(1); !goja.IsUndefined(a) {
-			raw, err := r.rt.ExportJSON(a, 0)
-			if err != nil {
-				return r.fatalf(wferr.InvalidArgument, "workflow(%q) args must be JSON data: %v", name.String(), err)
-			}
-			if args, err = r.rt.ParseJSON(raw); err != nil {
-				return r.fatalf(wferr.InvalidArgument, "workflow(%q) args must be JSON data: %v", name.String(), err)
-			}
-		}
 		v, err := fn(goja.Undefined(), args, r.workflowArg(s, depth+1))
 		if err != nil {
 			panic(err) // an interrupt or stack overflow: let it unwind the VM
 		}
 		return v
 	}
+}
+
+// resolveWorkflow reads workflow()'s arguments — workflow(name, args?) or
+// Claude Code's workflow({scriptPath | name, args?}, args?), scriptPath
+// winning over name — and loads the saved script. It returns the script
+// and the nested script's own copy of args (as a fresh run would get), or
+// the fatal error's value. Loop goroutine.
+func (r *run) resolveWorkflow(call goja.FunctionCall) (*sandbox.Script, goja.Value, goja.Value) {
+	first := call.Argument(0)
+	argsVal := call.Argument(1)
+	var name, path string
+	switch {
+	case isString(first):
+		name = first.String()
+	case isObject(first) && !isArray(first.(*goja.Object)):
+		o := first.ToObject(r.vm)
+		for _, k := range o.Keys() {
+			v := o.Get(k) // once: a getter is called once
+			if v == nil || goja.IsUndefined(v) {
+				continue
+			}
+			switch k {
+			case "name", "scriptPath":
+				if !isString(v) || v.String() == "" {
+					return nil, nil, r.fatalf(wferr.InvalidArgument, "workflow({%s}) needs a non-empty string, got %s", k, describe(v))
+				}
+				if k == "name" {
+					name = v.String()
+				} else {
+					path = v.String()
+				}
+			case "args":
+				if !goja.IsUndefined(argsVal) {
+					return nil, nil, r.fatalf(wferr.InvalidArgument, "workflow() got args twice, in the object and as its second argument: pass them once")
+				}
+				argsVal = v
+			default:
+				return nil, nil, r.fatalf(wferr.InvalidArgument, "workflow() does not take %q: the object form takes scriptPath (a .js file in the workspace) or name (a saved workflow), and args", k)
+			}
+		}
+		if name == "" && path == "" {
+			return nil, nil, r.fatalf(wferr.InvalidArgument, "workflow({…}) needs scriptPath (a .js file in the workspace) or name (a saved workflow)")
+		}
+	}
+	if name == "" && path == "" {
+		return nil, nil, r.fatalf(wferr.InvalidArgument, "workflow() needs a workflow name string as its first argument (or {scriptPath} or {name}), got %s", describe(first))
+	}
+	var s *sandbox.Script
+	var err error
+	label := fmt.Sprintf("workflow(%q)", name)
+	if path != "" {
+		label = fmt.Sprintf("workflow({scriptPath: %q})", path)
+		if r.cfg.LoadWorkflowFile == nil {
+			return nil, nil, r.fatalf(wferr.InvalidArgument, "%s: this run has no workspace to read the file from; name a saved workflow instead", label)
+		}
+		s, err = r.cfg.LoadWorkflowFile(path)
+	} else {
+		if r.cfg.LoadWorkflow == nil {
+			return nil, nil, r.fatalf(wferr.InvalidArgument, "%s: no workflows folder is configured; save workflows in WORKSPACE/.claude/workflows, or set --workflows-dir (CLI) or Config.WorkflowsDirs", label)
+		}
+		s, err = r.cfg.LoadWorkflow(name)
+	}
+	if err != nil {
+		if we, ok := wferr.As(err); ok {
+			return nil, nil, r.raise(we)
+		}
+		return nil, nil, r.fatalf(wferr.InvalidArgument, "%s: %v", label, err)
+	}
+	var args goja.Value = goja.Undefined()
+	if !goja.IsUndefined(argsVal) {
+		raw, err := r.rt.ExportJSON(argsVal, 0)
+		if err != nil {
+			return nil, nil, r.fatalf(wferr.InvalidArgument, "%s args must be JSON data: %v", label, err)
+		}
+		if args, err = r.rt.ParseJSON(raw); err != nil {
+			return nil, nil, r.fatalf(wferr.InvalidArgument, "%s args must be JSON data: %v", label, err)
+		}
+	}
+	return s, args, nil
 }
 
 // cutUTF8 returns the longest prefix of s of at most n bytes that does not

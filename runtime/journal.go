@@ -110,8 +110,13 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// journalError is the fatal error of a journal write that failed.
+// journalError is the fatal error of a journal write that failed. A
+// journal that says why with a RESOURCE_LIMIT of its own (a run folder's
+// size budget) is taken at its word.
 func journalError(seq int, err error) *wferr.Error {
+	if e, ok := wferr.As(err); ok && e.Code == wferr.ResourceLimit {
+		return e
+	}
 	return wferr.Wrap(wferr.ResourceLimit, err,
 		"the run could not write agent %d to its journal (%v), so it stopped rather than pay for agents a resume could not replay; free disk space or fix the runs folder, then resume the run", seq, err)
 }

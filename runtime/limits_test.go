@@ -9,17 +9,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 	. "github.com/wfrun/wfrun/runtime"
 	"github.com/wfrun/wfrun/sandbox"
 )
 
 func TestStall_AwaitingANeverSettlingPromiseEndsPromptly(t *testing.T) {
-	start := time.Now()
+	timer := loadbound.Start(t)
 	out, _ := runScript(t, `await new Promise(() => {}); return 1`)
 	wantCode(t, out, wferr.ScriptStalled, "nothing will ever settle")
-	if time.Since(start) > 2*time.Second {
-		t.Fatalf("stall took %v", time.Since(start))
+	if took := timer.Stop(); took.Over(2 * time.Second) {
+		t.Fatalf("stall took %v", took)
 	}
 }
 
@@ -208,11 +209,11 @@ func TestDeadline_ReachesEveryStepThatRunsScriptCode(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			start := time.Now()
+			timer := loadbound.Start(t)
 			out, _ := runScript(t, c.src, func(cfg *Config) { cfg.Timeout = 200 * time.Millisecond })
 			wantCode(t, out, wferr.Timeout, "deadline")
-			if el := time.Since(start); el > 5*time.Second {
-				t.Fatalf("the run took %v past a 200ms deadline", el)
+			if took := timer.Stop(); took.Over(5 * time.Second) {
+				t.Fatalf("the run took %v past a 200ms deadline", took)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wfrun/wfrun/internal/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 	. "github.com/wfrun/wfrun/runtime"
 )
@@ -18,11 +19,11 @@ func TestMemory_TheWatchdogEndsARunThatGrowsTheHeapWithoutAPause(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			start := time.Now()
+			timer := loadbound.Start(t)
 			out, _ := runScript(t, c.src, func(cfg *Config) { cfg.MaxMemory = 64 << 20; cfg.Timeout = time.Minute })
 			wantCode(t, out, wferr.ResourceLimit, "memory limit is 64 MiB")
-			if el := time.Since(start); el > 30*time.Second {
-				t.Fatalf("took %v", el)
+			if took := timer.Stop(); took.Over(30 * time.Second) {
+				t.Fatalf("took %v", took)
 			}
 		})
 	}

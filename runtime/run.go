@@ -67,6 +67,9 @@ type Config struct {
 	// LoadWorkflow resolves workflow(name) to a checked script; nil means
 	// workflow() is not available (calls fail with INVALID_ARGUMENT).
 	LoadWorkflow func(name string) (*sandbox.Script, error)
+	// LoadWorkflowFile resolves workflow({scriptPath}) to a checked script;
+	// nil means the run has no workspace to read it from.
+	LoadWorkflowFile func(path string) (*sandbox.Script, error)
 
 	// ChildContext, if set, derives the context a child's provider runs
 	// under from the one the run gives it (a tracer puts the child's span

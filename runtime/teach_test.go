@@ -37,6 +37,9 @@ func TestErrors_HostFunctionErrorsCarryTheCallersPositionAndNameTheValue(t *test
 		{"unknown option at run time", "const o = { temperature: 1 }\nawait agent('x', o)", wferr.UnsupportedOption, "temperature", 2, 12},
 		{"agent cap", "await agent('a')\nawait agent('b')", wferr.AgentCap, "at most 1", 2, 12},
 		{"workflow name", "await workflow(3)", wferr.InvalidArgument, "got 3", 1, 15},
+		{"workflow object with an unknown key", "await workflow({ file: 'x.js' })", wferr.InvalidArgument, `does not take "file"`, 1, 15},
+		{"workflow object with neither", "await workflow({ args: 1 })", wferr.InvalidArgument, "needs scriptPath (a .js file in the workspace) or name", 1, 15},
+		{"workflow scriptPath not a string", "await workflow({ scriptPath: 7 })", wferr.InvalidArgument, "needs a non-empty string, got 7", 1, 15},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wfrun/wfrun/internal/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -29,13 +30,13 @@ func smallStack(t *testing.T) {
 func wantRun(t *testing.T, cases []struct{ src, want string }) {
 	t.Helper()
 	for _, tc := range cases {
-		start := time.Now()
+		timer := loadbound.Start(t)
 		out, err := run(t, tc.src, "")
 		if err != nil || string(out) != tc.want {
 			t.Errorf("%s\n got %s, %v\nwant %s", tc.src, out, err, tc.want)
 		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("%s: took %s", tc.src, d)
+		if took := timer.Stop(); took.Over(5 * time.Second) {
+			t.Errorf("%s: took %v", tc.src, took)
 		}
 	}
 }
@@ -119,13 +120,13 @@ func TestExportJSON_DeepValueIsResourceLimit(t *testing.T) {
 		"let o = {}; for (let i = 0; i < " + deep + "; i++) o = {o}; return o",
 		"let o = 1; for (let i = 0; i < " + deep + "; i++) { const p = o; o = {toJSON() { return {p} }} }; return o",
 	} {
-		start := time.Now()
+		timer := loadbound.Start(t)
 		e := runErr(t, src)
 		if e.Code != wferr.ResourceLimit || !strings.Contains(e.Message, "the value nests deeper than 1000 levels") {
 			t.Errorf("%s: got %v", src, e)
 		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("%s: took %s", src, d)
+		if took := timer.Stop(); took.Over(5 * time.Second) {
+			t.Errorf("%s: took %v", src, took)
 		}
 	}
 	out, err := run(t, "let a = [1]; for (let i = 1; i < 1000; i++) a = [a]; return a", "")

@@ -45,6 +45,7 @@ type Script struct {
 
 	agentCalls    []AgentCall     // agent() calls with literal options (see AgentCalls)
 	agentShadowed bool            // the script binds the name agent itself
+	absent        []AbsentUse     // uses of what a workflow lacks (see AbsentUses)
 	refs          map[string]bool // every name the script writes as an identifier or property name
 	stringReach   bool            // the script can reach String.prototype's sized methods (memory.go)
 	arrayReach    bool            // the script can hand an array method a huge length (memory.go)
@@ -91,6 +92,7 @@ func Parse(name, src string) (*Script, error) {
 	if err := s.rewriteRegexps(prg); err != nil {
 		return nil, err
 	}
+	s.findAbsent(prg)
 	s.program, err = goja.CompileAST(prg, false)
 	if err != nil {
 		return nil, s.compileError(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/wfrun/wfrun/internal/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -31,16 +32,16 @@ func TestRegexpTimeout_CatastrophicMatchEndsTheRunWithResourceLimit(t *testing.T
 	// Each case takes regexp2MatchTimeout; run them side by side rather than
 	// under t.Parallel, which runs only GOMAXPROCS at a time.
 	type result struct {
-		err     error
-		elapsed time.Duration
+		err  error
+		took loadbound.Taken
 	}
 	results := make([]result, len(cases))
 	var wg sync.WaitGroup
 	for i, tc := range cases {
+		timer := loadbound.Start(t)
 		wg.Go(func() {
-			start := time.Now()
 			_, err := run(t, input+tc.src, "")
-			results[i] = result{err, time.Since(start)}
+			results[i] = result{err, timer.Stop()}
 		})
 	}
 	wg.Wait()
@@ -56,8 +57,8 @@ func TestRegexpTimeout_CatastrophicMatchEndsTheRunWithResourceLimit(t *testing.T
 		if e.Message != want || e.Line < 2 {
 			t.Errorf("%s: got %q at line %d\nwant %q", tc.name, e.Message, e.Line, want)
 		}
-		if res.elapsed > 5*time.Second {
-			t.Errorf("%s: took %v", tc.name, res.elapsed)
+		if res.took.Over(5 * time.Second) {
+			t.Errorf("%s: took %v", tc.name, res.took)
 		}
 	}
 }

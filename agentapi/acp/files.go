@@ -11,8 +11,11 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/wfrun/wfrun/internal/nofollow"
 )
 
 // The bounds of the fs methods. A read answer travels as one JSON-RPC line,
@@ -36,13 +39,23 @@ func (c *child) readFile(p string, line, limit *int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := c.root.Open(rel)
+	// Look, then open without blocking and look again at what was opened:
+	// a named pipe would block open(2) until a writer came, which a hostile
+	// child never sends, and a device is never opened at all.
+	if fi, err := c.root.Stat(rel); err == nil {
+		if err := onlyRegular("read", abs, fi); err != nil {
+			return "", err
+		}
+	}
+	f, err := c.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0) // O_NONBLOCK changes nothing for a regular file
 	if err != nil {
 		return "", fileError("read", abs, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return "", refusal("%s is a folder, not a text file: read a file inside it", abs)
+	if fi, err := f.Stat(); err != nil {
+		return "", fileError("read", abs, err)
+	} else if err := onlyRegular("read", abs, fi); err != nil {
+		return "", err
 	}
 	from, n := 1, -1
 	if line != nil {
@@ -99,23 +112,65 @@ func (c *child) writeFile(p, content string) error {
 	if err != nil {
 		return err
 	}
-	if fi, err := c.root.Stat(rel); err == nil && fi.IsDir() {
-		return refusal("%s is a folder: give the path of a file inside it", abs)
+	if err := c.ws.CheckWrite(abs); err != nil {
+		return refusal("%v", err)
 	}
+	if fi, err := c.root.Stat(rel); err == nil {
+		if err := onlyRegular("write", abs, fi); err != nil {
+			return err
+		}
+	}
+	// The path written is Resolve's real path, without links: nofollow
+	// refuses a link planted on the way since (one to .git/config, say).
 	if dir := path.Dir(filepath.ToSlash(rel)); dir != "." {
-		if err := c.root.MkdirAll(dir, 0o755); err != nil {
+		if err := nofollow.MkdirAll(c.ws.Root(), dir, 0o755); err != nil {
 			return fileError("create the folders of", abs, err)
 		}
 	}
-	f, err := c.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// Not O_TRUNC: the file is truncated once fstat says it is a regular
+	// file, never a pipe or device swapped in since the look.
+	f, err := nofollow.OpenFile(c.ws.Root(), rel, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return fileError("write", abs, err)
 	}
-	_, err = io.WriteString(f, content)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return fileError("write", abs, err)
+	} else if err := onlyRegular("write", abs, fi); err != nil {
+		return err
+	}
+	err = f.Truncate(0)
+	if err == nil {
+		_, err = f.WriteAt([]byte(content), 0)
+	}
 	if err = errors.Join(err, f.Close()); err != nil {
 		return fileError("write", abs, err)
 	}
 	return nil
+}
+
+// onlyRegular refuses, with a sentence, to read or write (verb) abs when
+// fi says it is not a regular file.
+func onlyRegular(verb, abs string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir() && verb == "read":
+		return refusal("%s is a folder, not a text file: read a file inside it", abs)
+	case m.IsDir():
+		return refusal("%s is a folder: give the path of a file inside it", abs)
+	}
+	what := "not a regular file (" + m.Type().String() + ")"
+	switch t := m.Type(); {
+	case t&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO), not a regular file"
+	case t&fs.ModeSocket != 0:
+		what = "a socket, not a regular file"
+	case t&fs.ModeDevice != 0:
+		what = "a device, not a regular file"
+	}
+	return refusal("%s is %s: wfrun %ss only regular files", abs, what, verb)
 }
 
 // inRoot resolves p (absolute, as ACP asks, or relative to the root) and

@@ -33,7 +33,32 @@ func newAnswer(text string) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &answer{schema: s, minimal: sync.OnceValues(func() (json.RawMessage, error) { return minimal.Value(s) })}, nil
+	return &answer{schema: s, minimal: sync.OnceValues(func() (json.RawMessage, error) {
+		if v := firstExample(s); v != nil {
+			return v, nil
+		}
+		return minimal.Value(s)
+	})}, nil
+}
+
+// firstExample returns the first of the schema's top-level examples that
+// the schema accepts, or nil. An author who gives an example shows what a
+// good answer looks like (the Ralph loop's handoff schema gives a finished
+// one), and a rehearsal with it goes where a real run would; the smallest
+// value often cannot (an empty list of evidence finishes no loop).
+func firstExample(s *schema.Schema) json.RawMessage {
+	var root struct {
+		Examples []json.RawMessage `json:"examples"`
+	}
+	if json.Unmarshal(s.Raw(), &root) != nil {
+		return nil
+	}
+	for _, ex := range root.Examples {
+		if s.Validate(ex) == nil {
+			return ex
+		}
+	}
+	return nil
 }
 
 // value returns a copy of the schema's minimal value, which the caller may

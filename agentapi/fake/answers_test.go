@@ -1,6 +1,8 @@
 package fake
 
 import (
+	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 
@@ -39,5 +41,23 @@ func TestUnsatisfiableSchemaFailsTheSameWayEveryCall(t *testing.T) {
 	again, _ := p.Run(t.Context(), schemaRequest("x", text))
 	if first.Failure != agentapi.FailureInvalidOutput || !sameResult(first, again) {
 		t.Errorf("first call %+v, second call %+v; want the same invalid_output failure", first, again)
+	}
+}
+
+func TestASchemasFirstAcceptedExampleIsTheAnswer(t *testing.T) {
+	p := New(Options{})
+	for _, tc := range []struct {
+		name, schema, want string
+	}{
+		{"the first example", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"examples":[{"n":7},{"n":8}]}`, `{"n":7}`},
+		{"an example the schema refuses is skipped", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"examples":[{"n":"seven"},{"n":8}]}`, `{"n":8}`},
+		{"no example: the smallest value", `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`, `{"n":0}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := p.Run(context.Background(), agentapi.Request{AgentID: "ag_1", Prompt: "x", Schema: json.RawMessage(tc.schema)})
+			if err != nil || string(res.Output) != tc.want {
+				t.Fatalf("output %s (%v), want %s", res.Output, err, tc.want)
+			}
+		})
 	}
 }

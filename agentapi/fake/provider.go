@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/agentapi/schema"
+	"github.com/wfrun/wfrun/agentapi/workspace"
 )
 
 // Options configures a Provider. The zero value means no rules.
@@ -22,6 +24,11 @@ type Options struct {
 	// may name, so that a dry run catches a typo; otherwise (nil, or no
 	// folder exists) any name is accepted. See CheckPersona.
 	Personas *persona.Set
+	// Workspace, when set, makes a dry run refuse and note what a real
+	// provider working there would: an isolation other than 'worktree', a
+	// worktree outside a git repository, built-in tool names the
+	// workspace's mode does not offer. Nil checks none of them.
+	Workspace *workspace.Workspace
 }
 
 // Provider is the fake provider. Create it with New; it is safe for
@@ -30,6 +37,8 @@ type Provider struct {
 	rules    []rule
 	err      error        // set when Options held a rule ParseRules would refuse
 	personas *persona.Set // nil: any agentType is accepted
+	// workspace is Options.Workspace; nil rehearses nothing.
+	workspace *workspace.Workspace
 
 	schemas answers // each distinct schema compiled, and its minimal value built, once
 }
@@ -52,7 +61,7 @@ type rule struct {
 // than by ParseRules are checked the same way; if one is refused, every Run
 // returns that error (the provider is misconfigured).
 func New(opts Options) *Provider {
-	p := &Provider{}
+	p := &Provider{workspace: opts.Workspace}
 	if opts.Personas != nil && len(opts.Personas.FoundDirs()) > 0 {
 		p.personas = opts.Personas
 	}
@@ -122,6 +131,20 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 	if ctx.Err() != nil {
 		return ended(ctx, agentapi.Usage{}), nil
 	}
+	notes, err := p.rehearse(req.Isolation, req.Tools)
+	if err != nil {
+		return agentapi.Result{}, err
+	}
+	res, err := p.answer(ctx, req)
+	if len(notes) > 0 {
+		res.Note = strings.Join(append(notes, res.Note), "; ")
+		res.Note = strings.TrimSuffix(res.Note, "; ")
+	}
+	return res, err
+}
+
+// answer is a child's outcome by the rules, or the default answer.
+func (p *Provider) answer(ctx context.Context, req agentapi.Request) (agentapi.Result, error) {
 	var r *rule
 	for i := range p.rules {
 		if p.rules[i].re.MatchString(req.Prompt) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/loadbound"
 )
 
 const verdictSchema = `{"type":"object","properties":{"real":{"type":"boolean"},"why":{"type":"string"}},"required":["real"]}`
@@ -159,10 +160,10 @@ func TestDelayEndsPromptlyOnCancel(t *testing.T) {
 	p := New(Options{Rules: mustRules(t, `{"rules": [{"match": "slow", "reply": "done", "delayMs": 60000}]}`)})
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(10*time.Millisecond, cancel)
-	start := time.Now()
+	timer := loadbound.Start(t)
 	res, err := p.Run(ctx, textRequest("slow"))
-	if el := time.Since(start); err != nil || el > 10*time.Millisecond+50*time.Millisecond {
-		t.Errorf("Run took %v (err %v) after a cancel at 10ms", el, err)
+	if took := timer.Stop(); err != nil || took.Over(10*time.Millisecond+50*time.Millisecond) {
+		t.Errorf("Run took %v (err %v) after a cancel at 10ms", took, err)
 	}
 	want := agentapi.Result{Status: agentapi.StatusCancelled, Failure: agentapi.FailureCancelled,
 		Error: "the child was cancelled before it finished", Usage: agentapi.Usage{InputTokens: 1}}

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/loadbound"
 )
 
 func calc(args ...string) Server {
@@ -236,7 +237,7 @@ func TestAServerThatExitsAtOnceIsAnErrorWithItsStderr(t *testing.T) {
 }
 
 func TestAServerThatNeverAnswersTimesOut(t *testing.T) {
-	start := time.Now()
+	timer := loadbound.Start(t)
 	_, err := New(context.Background(), Config{
 		Servers:      map[string]Server{"mute": {Type: TransportStdio, Command: "sleep", Args: []string{"60"}}},
 		StartTimeout: 200 * time.Millisecond,
@@ -245,8 +246,8 @@ func TestAServerThatNeverAnswersTimesOut(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 	// sleep ignores its closed stdin, so it is signalled after terminateAfter.
-	if d := time.Since(start); d > 4*terminateAfter {
-		t.Errorf("New took %v", d)
+	if took := timer.Stop(); took.Over(4 * terminateAfter) {
+		t.Errorf("New took %v", took)
 	}
 	if kids := childProcesses(t); len(kids) > 0 {
 		t.Errorf("child processes left: %v", kids)
@@ -280,13 +281,13 @@ func TestCancellingACallReturnsPromptlyAndKeepsTheServer(t *testing.T) {
 	tb := open(t, map[string]Server{"calc": calc()})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	start := time.Now()
+	timer := loadbound.Start(t)
 	_, err := tb.Call(ctx, "mcp__calc__sleep", json.RawMessage(`{"ms": 30000}`))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("the call took %v", d)
+	if took := timer.Stop(); took.Over(5 * time.Second) {
+		t.Errorf("the call took %v", took)
 	}
 	if got := call(t, tb, "mcp__calc__add", `{"a": 2, "b": 2}`); got != "4" {
 		t.Errorf("add after a cancelled call = %q", got)
@@ -413,14 +414,14 @@ func TestCloseDoesNotWaitForCallsInFlight(t *testing.T) {
 		done <- err
 	}()
 	time.Sleep(100 * time.Millisecond) // let the call reach the server
-	start := time.Now()
+	timer := loadbound.Start(t)
 	if err := tb.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
 	if err := <-done; !errors.Is(err, ErrClosed) {
 		t.Errorf("the call in flight got %v, want ErrClosed", err)
 	}
-	if d := time.Since(start); d > 4*terminateAfter {
-		t.Errorf("Close took %v", d)
+	if took := timer.Stop(); took.Over(4 * terminateAfter) {
+		t.Errorf("Close took %v", took)
 	}
 }

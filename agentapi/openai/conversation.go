@@ -181,7 +181,7 @@ func (c *conversation) pickTools(ctx context.Context) error {
 
 // add appends m to the conversation and the transcript.
 func (c *conversation) add(m goopenai.ChatCompletionMessage) {
-	c.msgs = append(c.msgs, m)
+	c.msgs = append(c.msgs, mendToolCalls(m))
 	c.tr.message(m)
 }
 
@@ -313,6 +313,11 @@ func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.Ch
 			c.msgs[0].Content = c.systemPrompt(c.sch.Raw())
 		case c.effort != "" && mentionsEffort(ce):
 			c.stepDownEffort()
+		case c.toolMode && !c.p.noNamedChoice.Load() && mentionsToolChoice(ce):
+			// The answer still comes through the final_answer tool, or as
+			// JSON text, which is checked against the schema as well.
+			c.p.noNamedChoice.Store(true)
+			c.notes = append(c.notes, "the endpoint refused a tool_choice naming final_answer; sent \"required\"")
 		default:
 			tries = 3 // nothing to change: the error stands
 			continue
@@ -321,6 +326,10 @@ func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.Ch
 	}
 	if err != nil {
 		if ctx.Err() != nil {
+			var ab *abortedError
+			if errors.As(err, &ab) && ab.sent {
+				c.countAborted(withTools)
+			}
 			r := c.ended(ctx)
 			return msg, &r, nil
 		}
@@ -368,6 +377,18 @@ func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.Ch
 		c.notes = append(c.notes, "the answer was cut off at the model's output limit")
 	}
 	return msg, nil, nil
+}
+
+// countAborted adds the estimated prompt of a request that reached the
+// endpoint and was then aborted: the server worked on it but never said how
+// much, and a budget that counted nothing would undercount exactly the runs
+// that hit their limits.
+func (c *conversation) countAborted(withTools bool) {
+	n := int64(c.estimate(withTools))
+	u := agentapi.Usage{InputTokens: n, EstimatedTokens: n}
+	c.usage = c.usage.Add(u)
+	c.tr.usage(u)
+	c.notes = append(c.notes, fmt.Sprintf("the aborted request's prompt is counted as an estimated %d tokens", n))
 }
 
 // stepDownEffort answers an endpoint that refused the reasoning_effort:
@@ -420,7 +441,7 @@ func (c *conversation) request(withTools bool) goopenai.ChatCompletionRequest {
 			Description: "Give your final answer. Call this exactly once, when you have the answer; its arguments are the answer.",
 			Parameters:  c.sch.Raw(),
 		}})
-		if len(r.Tools) > 1 {
+		if len(r.Tools) > 1 || c.p.noNamedChoice.Load() {
 			r.ToolChoice = "required"
 		} else {
 			r.ToolChoice = goopenai.ToolChoice{Type: goopenai.ToolTypeFunction, Function: goopenai.ToolFunction{Name: finalAnswerTool}}

@@ -89,7 +89,7 @@ func readSnapshot(data json.RawMessage) (*snapshot, error) {
 
 // restore puts a saved history back.
 func (c *conversation) restore(s *snapshot) {
-	c.msgs = s.Messages
+	c.msgs = mendHistory(s.Messages)
 	c.toolMode = c.toolMode || s.ToolMode
 	c.callNo = s.CallNo
 	c.ctxw.sizes = maps.Clone(s.Sizes)

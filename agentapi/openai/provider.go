@@ -28,6 +28,10 @@ type Provider struct {
 	// toolSchema is set once an endpoint in SchemaAuto mode refused
 	// response_format: later schema calls go straight to the tool.
 	toolSchema atomic.Bool
+	// noNamedChoice is set once the endpoint refused a tool_choice that
+	// names a function (llama-server takes only "auto", "none" and
+	// "required"); later requests send "required" instead.
+	noNamedChoice atomic.Bool
 
 	// efforts remembers, per model and reasoning_effort value the endpoint
 	// refused, the value sent instead ("" for none), so that later children

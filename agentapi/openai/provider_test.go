@@ -19,6 +19,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -90,7 +91,7 @@ func TestToolCallsOfOneTurnRunConcurrentlyAndAFailingToolIsAResult(t *testing.T)
 		go func() { barrier.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(2 * time.Second):
+		case <-time.After(30 * time.Second): // generous: a loaded machine may start it late
 			return "", errors.New("the other lookup never started: tool calls are not concurrent")
 		}
 		var a struct{ Q string }
@@ -349,14 +350,14 @@ func TestAServerThatNeverAnswersEndsAsTimedOut(t *testing.T) {
 	s := newServer(t, hang(nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
-	start := time.Now()
+	timer := loadbound.Start(t)
 	res, err := mustNew(t, testConfig(s)).Run(ctx, agentapi.Request{AgentID: "ag_1", Prompt: "x", Timeout: 150 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantStatus(t, res, agentapi.StatusTimedOut, agentapi.FailureTimeout)
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("Run took %s, want about the 150ms deadline", d)
+	if took := timer.Stop(); took.Over(time.Second) {
+		t.Errorf("Run took %v, want about the 150ms deadline", took)
 	}
 }
 
@@ -387,7 +388,7 @@ func TestCancellationAbortsTheRequestInFlight(t *testing.T) {
 		done <- out{res, err, time.Now()}
 	}()
 	<-arrived
-	cancelled := time.Now()
+	timer := loadbound.Start(t)
 	cancel()
 	select {
 	case o := <-done:
@@ -395,10 +396,10 @@ func TestCancellationAbortsTheRequestInFlight(t *testing.T) {
 			t.Fatal(o.err)
 		}
 		wantStatus(t, o.res, agentapi.StatusCancelled, agentapi.FailureCancelled)
-		if d := o.at.Sub(cancelled); d > 200*time.Millisecond {
-			t.Errorf("Run returned %s after the cancel, want under 200ms", d)
+		if took := timer.Stop(); took.Over(200 * time.Millisecond) {
+			t.Errorf("Run returned %v after the cancel, want under 200ms on an idle machine", took)
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("Run did not return after its context was cancelled")
 	}
 }

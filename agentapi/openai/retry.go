@@ -133,21 +133,32 @@ func (e *callError) Error() string { return e.msg }
 func (e *callError) Unwrap() error { return e.err }
 
 // complete sends one chat completion request, retrying what is worth
-// retrying. ctx is the child's context. The error is a *callError, or
-// ctx's error when ctx ended.
+// retrying. ctx is the child's context. The error is a *callError, or an
+// *abortedError wrapping ctx's error when ctx ended.
 func (p *Provider) complete(ctx context.Context, creq goopenai.ChatCompletionRequest) (goopenai.ChatCompletionResponse, error) {
+	var prev *callError
+	sent := false
 	for attempt := 0; ; attempt++ {
 		if err := p.gate.wait(ctx); err != nil {
-			return goopenai.ChatCompletionResponse{}, err
+			return goopenai.ChatCompletionResponse{}, abort(err, sent)
 		}
-		resp, err := p.attempt(ctx, creq)
+		resp, x, err := p.attempt(ctx, creq)
+		sent = sent || x.sent
 		if err == nil {
 			return resp, nil
 		}
 		if ctx.Err() != nil {
-			return resp, ctx.Err()
+			return resp, abort(ctx.Err(), sent)
 		}
-		ce := err.(*callError)
+		var ce *callError
+		if !errors.As(err, &ce) {
+			return resp, err
+		}
+		if ce.retry && sameAnswer(prev, ce) {
+			ce.retry = false
+			ce.msg += " (the same answer to the same request twice: not retried further)"
+		}
+		prev = ce
 		if !ce.retry || attempt >= p.cfg.MaxRetries {
 			if ce.retry {
 				ce.msg = fmt.Sprintf("%s (gave up after %d retries)", ce.msg, attempt)
@@ -163,13 +174,40 @@ func (p *Provider) complete(ctx context.Context, creq goopenai.ChatCompletionReq
 			continue // the gate does the waiting, for every child
 		}
 		if err := agentapi.Sleep(ctx, delay); err != nil {
-			return resp, err
+			return resp, abort(err, sent)
 		}
 	}
 }
 
+// sameAnswer reports whether a server error is deterministic: the endpoint
+// answered the same request twice in a row with the same 500 or 501 and
+// the same message. A server that cannot parse what it was sent (llama.cpp
+// answers 500 to a history it cannot read) would answer every retry alike,
+// so retrying only delays the child's failure. Gateway errors (502-504) are
+// left to the retries: their sameness says nothing.
+func sameAnswer(prev, ce *callError) bool {
+	if prev == nil || (ce.status != http.StatusInternalServerError && ce.status != http.StatusNotImplemented) {
+		return false
+	}
+	return prev.status == ce.status && prev.msg == ce.msg
+}
+
+// abortedError is a request that ended with its child's context. sent
+// says that at least one attempt reached the endpoint, which then worked
+// on a prompt it never reported: the conversation estimates its tokens.
+type abortedError struct {
+	err  error
+	sent bool
+}
+
+func (e *abortedError) Error() string { return e.err.Error() }
+func (e *abortedError) Unwrap() error { return e.err }
+
+func abort(err error, sent bool) error { return &abortedError{err: err, sent: sent} }
+
 // attempt sends the request once, bounded by RequestTimeout.
-func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest) (goopenai.ChatCompletionResponse, error) {
+// It returns what it learnt of the exchange too: whether it was sent.
+func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequest) (goopenai.ChatCompletionResponse, *exchange, error) {
 	actx := ctx
 	if p.cfg.RequestTimeout > 0 {
 		var cancel context.CancelFunc
@@ -180,12 +218,12 @@ func (p *Provider) attempt(ctx context.Context, creq goopenai.ChatCompletionRequ
 	actx = context.WithValue(actx, exchangeKey{}, x)
 	resp, err := p.client.CreateChatCompletion(actx, creq)
 	if err == nil {
-		return resp, nil
+		return resp, x, nil
 	}
 	if ctx.Err() != nil {
-		return resp, ctx.Err()
+		return resp, x, ctx.Err()
 	}
-	return resp, p.classify(err, x, actx.Err() != nil)
+	return resp, x, p.classify(err, x, actx.Err() != nil)
 }
 
 // classify turns a failed attempt into a callError. attemptTimedOut says
@@ -288,16 +326,40 @@ func apiMessage(err error) string {
 }
 
 // isContextLength reports whether a 4xx says the conversation is too long.
+// Servers say it in their own words; contextLengthSigns has those of the
+// endpoints wfrun is tested against (quirks_test.go holds their real
+// bodies).
 func isContextLength(err error, text string) bool {
 	var api *goopenai.APIError
 	if errors.As(err, &api) {
 		if code, ok := api.Code.(string); ok && code == "context_length_exceeded" {
 			return true
 		}
+		if api.Type == "exceed_context_size_error" { // llama.cpp's llama-server
+			return true
+		}
 	}
 	t := strings.ToLower(text)
-	return strings.Contains(t, "context_length_exceeded") || strings.Contains(t, "maximum context length") ||
-		strings.Contains(t, "context length") || strings.Contains(t, "context window")
+	for _, sign := range contextLengthSigns {
+		if strings.Contains(t, sign) {
+			return true
+		}
+	}
+	return false
+}
+
+// contextLengthSigns are lower-case phrases that only a context-length
+// refusal contains.
+var contextLengthSigns = []string{
+	"context_length_exceeded",              // OpenAI's code, also in bodies that lost their structure
+	"maximum context length",               // OpenAI, vLLM, DeepSeek, Mistral, Groq
+	"context length",                       // Ollama, LM Studio
+	"context window",                       // several gateways
+	"exceed_context_size_error",            // llama.cpp's type, in a body go-openai could not parse
+	"context size",                         // llama.cpp: "exceeds the available context size"
+	"prompt is too long",                   // Anthropic's compatibility endpoint
+	"`inputs` tokens + `max_new_tokens`",   // Hugging Face TGI
+	"exceeds the maximum number of tokens", // Gemini's compatibility endpoint
 }
 
 // mentionsResponseFormat reports whether a 400 refuses response_format, the
@@ -308,6 +370,15 @@ func mentionsResponseFormat(ce *callError) bool {
 	}
 	t := strings.ToLower(ce.msg)
 	return strings.Contains(t, "response_format") || strings.Contains(t, "json_schema")
+}
+
+// mentionsToolChoice reports whether a 400 or 422 refuses the tool_choice
+// (llama-server: "Wrong type supplied for parameter 'tool_choice'").
+func mentionsToolChoice(ce *callError) bool {
+	if ce.status != http.StatusBadRequest && ce.status != http.StatusUnprocessableEntity {
+		return false
+	}
+	return strings.Contains(strings.ToLower(ce.msg), "tool_choice")
 }
 
 // mentionsEffort reports whether a 400 or 422 refuses the reasoning_effort

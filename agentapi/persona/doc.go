@@ -23,6 +23,19 @@
 // Claude Code carry them. The YAML is read by a real YAML parser
 // (go.yaml.in/yaml/v3).
 //
+// Files written for Claude Code are often not YAML: a description with an
+// unquoted ": ", example dialogues of user: and assistant: lines, a second
+// paragraph at the margin. When strict YAML fails, Parse reads the front
+// matter line by line instead (lenient.go): each top-level key: value line
+// starts a field that runs to the next one, continuation lines indented or
+// not. The persona loads with a warning naming the file and the line
+// (Persona.Warnings, Set.Warnings). Only what no reading can save is
+// refused: tools or maxTurns that are not YAML even on their own, text
+// before the first key, and one of Claude Code's keys indented inside
+// another field's value (taking it as text would drop it, and dropping
+// tools means every tool). A README.md beside the agents is not one of
+// them and is skipped.
+//
 // # Where personas come from
 //
 // SearchDirs lists the folders in the order they are searched, first match

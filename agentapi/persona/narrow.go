@@ -8,7 +8,8 @@ import (
 )
 
 // NarrowTools returns the tools a child may use, in the order of available,
-// and notes (for agent.end) about persona tools it cannot have.
+// and notes (for agent.end) about persona tools it cannot have and call
+// tools that name nothing it has.
 //
 //   - available is every tool the provider can offer this child: its
 //     built-in tools that the sandbox mode allows, its MCP tools, … Nothing
@@ -78,11 +79,19 @@ func NarrowTools(available []string, p *Persona, call []string) (tools []string,
 	}
 	if call != nil {
 		want := map[string]bool{}
+		var unknown []string
 		for _, pat := range call {
 			m, _ := expand(pat, available)
+			if len(m) == 0 {
+				unknown = append(unknown, pat)
+			}
 			for _, t := range m {
 				want[t] = true
 			}
+		}
+		if len(unknown) > 0 {
+			notes = append(notes, fmt.Sprintf("tools: %s %s no tool this agent has, so %s dropped",
+				strings.Join(unknown, ", "), human.Noun(len(unknown), "names", "name"), human.Noun(len(unknown), "it was", "they were")))
 		}
 		for t := range keep {
 			if !want[t] {

@@ -16,7 +16,8 @@ func TestNarrowTools(t *testing.T) {
 		notes []string // substrings, one per note
 	}{
 		{name: "no persona and no call: everything", want: available},
-		{name: "no persona, a call narrows", call: []string{"Read", "mcp__calc__add", "Nope"}, want: []string{"Read", "mcp__calc__add"}},
+		{name: "no persona, a call narrows, and a name it cannot have is noted", call: []string{"Read", "mcp__calc__add", "Nope"}, want: []string{"Read", "mcp__calc__add"},
+			notes: []string{"tools: Nope names no tool this agent has, so it was dropped"}},
 		{name: "no persona, an empty call gives none", call: []string{}, want: []string{}},
 		{name: "a persona without tools gets everything", p: &Persona{Name: "gp"}, want: available},
 		{name: "a persona with no tools gets none", p: &Persona{Name: "t", Tools: []string{}}, want: []string{}},

@@ -19,10 +19,10 @@ const MaxFileSize = 1 << 20
 
 // LoadError is a persona file that could not be read or parsed.
 type LoadError struct {
-	File    string // the file (or folder) as found
-	Line    int    // 1-based line in the file, the opening --- being line 1; 0 when none applies
-	Message string // a sentence saying what is wrong and what to write instead
-	Err     error  // the cause, if any
+	File    string `json:"file"`           // the file (or folder) as found
+	Line    int    `json:"line,omitempty"` // 1-based line in the file, the opening --- being line 1; 0 when none applies
+	Message string `json:"message"`        // a sentence saying what is wrong and what to write instead
+	Err     error  `json:"-"`              // the cause, if any
 }
 
 // Error renders "FILE:LINE: MESSAGE".
@@ -73,31 +73,57 @@ func Parse(file string, data []byte) (Persona, error) {
 	maxLine = closeLine
 
 	var doc yaml.Node
+	var pairs []field
+	var warnings []*LoadError
+	var strictErr error // the YAML error that made the front matter be read leniently
+	strictLine, strictMsg := 0, ""
 	if err := yaml.Unmarshal(front, &doc); err != nil {
 		line, msg := yamlErrorLine(err)
-		return fail(line, err, "the front matter is not valid YAML: %s", msg)
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
-		return fail(1, nil, "the front matter is empty: it needs at least name: NAME")
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return fail(root.Line+1, nil, "the front matter must be YAML fields (key: value), not %s", kindName(root))
+		strictErr, strictLine, strictMsg = err, line, msg
+		lenient, hidden, ok := lenientFields(front)
+		if !ok {
+			return fail(line, err, "the front matter is not valid YAML: %s", msg)
+		}
+		if hidden != nil {
+			return fail(hidden.line, err, "the front matter is not valid YAML (%s), and read line by line, the indented %s: on this line would be part of %s: start %s: at the beginning of its line if it is a field of its own", msg, hidden.key, hidden.in, hidden.key)
+		}
+		pairs = lenient
+		warnings = append(warnings, &LoadError{File: file, Line: min(line, maxLine), Err: err,
+			Message: fmt.Sprintf("the front matter is not valid YAML (%s), so it was read line by line: each top-level key: value line starts a field that runs to the next one; quote the value (description: \"…\") or write it as an indented block (description: |) to make it YAML", msg)})
+	} else {
+		if doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
+			return fail(1, nil, "the front matter is empty: it needs at least name: NAME")
+		}
+		root := doc.Content[0]
+		if root.Kind != yaml.MappingNode {
+			return fail(root.Line+1, nil, "the front matter must be YAML fields (key: value), not %s", kindName(root))
+		}
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			pairs = append(pairs, field{key: root.Content[i].Value, line: root.Content[i].Line + 1, value: root.Content[i+1]})
+		}
 	}
 
-	p := Persona{Source: file, Prompt: body}
+	p := Persona{Source: file, Prompt: body, Warnings: warnings}
 	seen := map[string]int{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		key := k.Value
+	for _, f := range pairs {
+		key, v := f.key, f.value
 		if !isField(key) {
 			continue // color, skills, hooks, …: Claude Code's, not ours
 		}
-		line := k.Line + 1
+		line := f.line
 		if first, dup := seen[key]; dup {
 			return fail(line, nil, "%s is given twice (first on line %d): keep one", key, first)
 		}
 		seen[key] = line
+		if f.text && !freeText(key) {
+			// Even on its own this field is not YAML, and a list of
+			// tools or a number cannot be taken as written.
+			if f.err != nil {
+				l, msg := yamlErrorLine(f.err)
+				return fail(min(f.line+l-2, f.last), f.err, "the front matter is not valid YAML: %s", msg)
+			}
+			return fail(strictLine, strictErr, "the front matter is not valid YAML: %s", strictMsg)
+		}
 		vline := v.Line + 1
 		switch key {
 		case fieldTools, fieldDisallowedTools:
@@ -151,6 +177,29 @@ func Parse(file string, data []byte) (Persona, error) {
 		return fail(1, nil, "the front matter has no name: add name: NAME (the agentType scripts use)")
 	}
 	return p, nil
+}
+
+// field is one top-level key of the front matter and its value, with the
+// key's line in the user's file. text says that the value could not be
+// read as YAML even on its own, and holds the text as written; err is then
+// the YAML error of the field's own lines, if any.
+type field struct {
+	key   string
+	line  int
+	last  int // the line of the field's last line
+	value *yaml.Node
+	text  bool
+	err   error
+}
+
+// freeText reports whether a field's value may be taken as written when it
+// is not YAML: the fields whose value is a sentence or a single word.
+func freeText(key string) bool {
+	switch key {
+	case fieldName, fieldDescription, fieldModel, fieldEffort, fieldPermissionMode:
+		return true
+	}
+	return false
 }
 
 func isField(key string) bool {

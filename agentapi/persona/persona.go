@@ -39,6 +39,11 @@ type Persona struct {
 
 	// Source is the file the persona was read from, or "built-in".
 	Source string `json:"source"`
+
+	// Warnings are what loading the file got past: front matter that is
+	// not valid YAML but was read line by line (see Parse). The persona
+	// loaded; the file should still be fixed.
+	Warnings []*LoadError `json:"warnings,omitempty"`
 }
 
 // BuiltInSource is the Source of a built-in persona.
@@ -49,6 +54,7 @@ const BuiltInSource = "built-in"
 func (p Persona) clone() Persona {
 	p.Tools = slices.Clone(p.Tools)
 	p.DisallowedTools = slices.Clone(p.DisallowedTools)
+	p.Warnings = slices.Clone(p.Warnings)
 	return p
 }
 

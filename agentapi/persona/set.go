@@ -52,6 +52,7 @@ type Set struct {
 	found  []string           // the dirs that exist
 	byName map[string]Persona // every persona by its exact name
 	errs   []*LoadError
+	warns  []*LoadError // files that loaded with a lenient reading
 }
 
 // Load reads every persona file under dirs, searched in order (see
@@ -96,7 +97,7 @@ func (s *Set) loadDir(dir string) {
 			}
 			return nil
 		}
-		if d.IsDir() || !strings.EqualFold(filepath.Ext(path), ".md") {
+		if d.IsDir() || !strings.EqualFold(filepath.Ext(path), ".md") || isReadme(d.Name()) {
 			return nil
 		}
 		p, err := readFile(path)
@@ -110,6 +111,7 @@ func (s *Set) loadDir(dir string) {
 			return nil
 		}
 		mine[p.Name] = path
+		s.warns = append(s.warns, p.Warnings...)
 		if _, earlier := s.byName[p.Name]; !earlier {
 			s.byName[p.Name] = p
 		}
@@ -118,6 +120,13 @@ func (s *Set) loadDir(dir string) {
 	if walkErr != nil {
 		s.errs = append(s.errs, &LoadError{File: dir, Message: fmt.Sprintf("cannot be read: %v", walkErr), Err: walkErr})
 	}
+}
+
+// isReadme reports whether a file is the folder's README (README.md in any
+// case): a page about the agents beside them, not one of them, as in
+// Claude Code.
+func isReadme(name string) bool {
+	return strings.EqualFold(name, "README.md")
 }
 
 // readFile reads and parses one persona file, following a symlink.
@@ -194,6 +203,16 @@ func (s *Set) Errors() []*LoadError {
 		return nil
 	}
 	return slices.Clone(s.errs)
+}
+
+// Warnings returns what loading got past, in the order it was met: files
+// whose front matter is not valid YAML and were read line by line. Each
+// names the file and the line; the personas loaded.
+func (s *Set) Warnings() []*LoadError {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.warns)
 }
 
 // Dirs returns the folders that were searched, in search order.

@@ -219,3 +219,30 @@ func TestASetIsSafeForConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestAgentFilesAsPeopleWriteThemLoadWithAWarning lays out a Claude Code
+// agents folder as real repositories do: a README.md beside the agents and
+// a description with an unquoted ": ". The README is skipped, the agent
+// loads, and the warning names the file and the line.
+func TestAgentFilesAsPeopleWriteThemLoadWithAWarning(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "README.md", "# Our agents\n\nEach file here is one sub-agent: see below.\n")
+	colon := write(t, dir, "floor.md", "---\nname: floor\ndescription: THE FLOOR PRODUCER: per triage.md, one artifact.\ntools: Read, Grep\n---\nbody\n")
+	write(t, dir, "good.md", agent("good", "fine"))
+	s := Load([]string{dir})
+
+	if errs := s.Errors(); len(errs) != 0 {
+		t.Fatalf("errors = %v, want none (README.md skipped, floor.md read leniently)", errs)
+	}
+	p, err := s.Lookup("floor")
+	if err != nil || p.Description != "THE FLOOR PRODUCER: per triage.md, one artifact." || !reflect.DeepEqual(p.Tools, []string{"Read", "Grep"}) {
+		t.Fatalf("floor = %+v, %v", p, err)
+	}
+	w := s.Warnings()
+	if len(w) != 1 || w[0].File != colon || w[0].Line != 3 || !strings.Contains(w[0].Message, "read line by line") {
+		t.Errorf("warnings = %v, want one for %s:3", w, colon)
+	}
+	if len(p.Warnings) != 1 {
+		t.Errorf("the persona carries %d warnings, want 1", len(p.Warnings))
+	}
+}

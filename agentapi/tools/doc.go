@@ -27,13 +27,33 @@
 // the workspace, which refuses, at open time, a link swapped in to point
 // out. Results show absolute, real paths.
 //
+// Only regular files are read or written. Every open is O_NONBLOCK and is
+// followed by fstat on the descriptor: a named pipe (whose open would wait
+// for a peer a hostile child never sends), a socket or a device is refused
+// with a sentence naming the path and what it is, and the walks of Glob
+// and Grep pass such entries by. Write and Edit refuse the paths
+// Workspace.CheckWrite protects (git's configuration, hooks and excludes,
+// .wfrun, .claude), judged by the real path, so a link to .git/config is
+// refused too, as is a hard link to a protected file. They open the file
+// through internal/nofollow, which follows no link beneath the root: a link
+// planted after the check is refused, never followed.
+//
+// # Cancellation
+//
+// Call returns when its context is done. Bash stops its command; the file
+// tools run on a goroutine of their own, so that even a system call stuck
+// on a stalled file system cannot hold up the child, and with it the
+// engine's shutdown: Call stops waiting, and the goroutine ends when the
+// call returns.
+//
 // # Bounds
 //
 // Every result is bounded and says what it cut: Read shows 2000 lines and
 // 100 KiB at a time with lines cut at 2000 characters, and names the offset
 // to continue from; Glob returns 100 paths, newest first; Grep returns 250
 // entries (head_limit, offset to page) and 30000 bytes, lines cut at 500
-// characters, skipping binary files and files over 16 MiB; Bash returns
+// characters, skipping binary files, files over 16 MiB and whatever is not
+// a regular file; Bash returns
 // 30000 bytes of output and says how much it dropped. Write and Edit work on
 // files up to 16 MiB.
 //
@@ -61,8 +81,9 @@
 // # Place
 //
 // The package is used by providers, never by the run side: it imports
-// agentapi, agentapi/workspace, agentapi/internal/proc, doublestar and
-// go-git's gitignore matcher, and nothing of runtime, engine or cmd. A
+// agentapi, agentapi/workspace, agentapi/internal/proc, internal/nofollow,
+// doublestar, go-git's gitignore matcher and golang.org/x/sys/unix, and
+// nothing of runtime, engine or cmd. A
 // program that uses Bash in a sandboxed mode must call workspace.Init at
 // the top of main.
 package tools

@@ -73,6 +73,9 @@ func (s *Set) glob(ctx context.Context, a globArgs) (string, error) {
 	}
 	var files []found
 	err = s.walk(ctx, start, func(rel string, d fs.DirEntry) error {
+		if d.Type()&^fs.ModeSymlink != 0 {
+			return nil // a FIFO, socket or device: nothing for the tools
+		}
 		name := rel
 		if dirRel != "." {
 			name = strings.TrimPrefix(rel, dirRel+"/")

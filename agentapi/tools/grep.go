@@ -148,9 +148,14 @@ func (s *Set) grep(ctx context.Context, a grepArgs) (string, error) {
 				skipped++
 				return nil
 			}
-			b, err := s.root.ReadFile(filepath.FromSlash(relFile))
+			// The walk, or the Stat above, has just seen a regular file.
+			b, err := s.readRegular(relFile, true, grepFileBytes, Grep)
+			if errors.Is(err, errTooLarge) { // it grew since the look
+				skipped++
+				return nil
+			}
 			if err != nil || bytes.IndexByte(b[:min(len(b), binarySniff)], 0) >= 0 {
-				return nil // unreadable, or binary: not searched, as ripgrep does
+				return nil // unreadable, not a regular file, or binary: not searched, as ripgrep does
 			}
 			fileAbs := filepath.Join(s.ws.Root(), relFile)
 			lines, n := q.search(fileAbs, b)
@@ -198,6 +203,8 @@ func (s *Set) grep(ctx context.Context, a grepArgs) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("Grep could not search %s: %w", abs, unwrapPath(err))
 		}
+	} else if !fi.Mode().IsRegular() {
+		return "", errNotRegular(abs, fi.Mode(), Grep)
 	} else if err := searched(filepath.ToSlash(rel), fi.Size()); err != nil {
 		return "", err
 	}

@@ -20,6 +20,7 @@ const (
 	grepFileBytes = 16 << 20  // files larger than this are not searched
 	maxWriteBytes = 16 << 20  // the largest content Write and Edit accept
 	binarySniff   = 8000      // bytes looked at to tell a binary file
+	maxIgnoreFile = 1 << 20   // a larger ignore file (.gitignore, info/exclude) is not read
 
 	bashTimeout    = 2 * time.Minute  // a Bash command's default timeout
 	bashMaxTimeout = 10 * time.Minute // the largest timeout a call may ask for

@@ -31,21 +31,17 @@ func (s *Set) read(ctx context.Context, a readArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := s.root.Open(rel)
+	f, fi, err := s.openRead(rel, false)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %w", abs, unwrapPath(err))
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %w", abs, unwrapPath(err))
-	}
-	if fi.IsDir() {
+	if f == nil && fi.IsDir() {
 		return "", fmt.Errorf("%s is a folder, not a file: list it with Glob (pattern \"*\", path %q) or Bash ls", abs, a.FilePath)
 	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file (%s); Read shows text files only", abs, fi.Mode().Type())
+	if f == nil {
+		return "", errNotRegular(abs, fi.Mode(), Read)
 	}
+	defer f.Close()
 	if fi.Size() == 0 {
 		return "(the file " + abs + " is empty)", nil
 	}

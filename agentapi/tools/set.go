@@ -61,7 +61,11 @@ type Set struct {
 	root  *os.Root // every file operation goes through it
 	names []string
 
-	writes sync.Mutex // Write and Edit run one at a time
+	writes chan struct{}  // holds a token while a Write or Edit runs: one at a time
+	calls  sync.WaitGroup // the file tools' calls still running (see Call); tests wait on it
+
+	testHookCall   func() // runs first on a file tool's goroutine; a test hook
+	testHookLooked func() // runs between a write's look and its open; a test hook
 
 	mu     sync.Mutex
 	tmp    string // the child's temp folder, made by the first Bash call
@@ -81,7 +85,7 @@ func New(ws *workspace.Workspace, opts Options) (*Set, error) {
 	if opts.Allow != nil {
 		names = slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(opts.Allow, n) })
 	}
-	return &Set{ws: ws, root: root, names: names}, nil
+	return &Set{ws: ws, root: root, names: names, writes: make(chan struct{}, 1)}, nil
 }
 
 // Workspace returns the workspace the tools work in.
@@ -105,6 +109,13 @@ var ErrClosed = errors.New("the tool set is closed: the child has ended")
 // Call runs one tool. Every error is for the model to read as the tool's
 // result: bad arguments, a path outside the workspace, a failed command.
 // None of them ends the child.
+//
+// Call returns as soon as ctx is done, whatever the tool is doing: Bash
+// stops its command, and the file tools (Read, Write, Edit, Glob, Grep),
+// which never wait on a pipe or a device but may still sit in a system
+// call on a stalled file system, run on a goroutine of their own that Call
+// stops waiting for. Such a goroutine holds nothing Call or Close waits
+// on, and ends when its system call returns.
 func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (string, error) {
 	s.mu.Lock()
 	closed := s.closed
@@ -117,21 +128,65 @@ func (s *Set) Call(ctx context.Context, name string, args json.RawMessage) (stri
 	}
 	switch name {
 	case Read:
-		return call(ctx, name, args, s.read)
+		return s.detached(ctx, name, func(ctx context.Context) (string, error) { return call(ctx, name, args, s.read) })
 	case Write:
-		return call(ctx, name, args, s.write)
+		return s.detached(ctx, name, func(ctx context.Context) (string, error) { return call(ctx, name, args, s.write) })
 	case Edit:
-		return call(ctx, name, args, s.edit)
+		return s.detached(ctx, name, func(ctx context.Context) (string, error) { return call(ctx, name, args, s.edit) })
 	case Glob:
-		return call(ctx, name, args, s.glob)
+		return s.detached(ctx, name, func(ctx context.Context) (string, error) { return call(ctx, name, args, s.glob) })
 	case Grep:
-		return call(ctx, name, args, s.grep)
+		return s.detached(ctx, name, func(ctx context.Context) (string, error) { return call(ctx, name, args, s.grep) })
 	case Bash:
 		return call(ctx, name, args, s.bash)
 	case TodoWrite:
 		return call(ctx, name, args, s.todoWrite)
 	}
 	return "", fmt.Errorf("%w %q", ErrUnknownTool, name)
+}
+
+// detached runs fn on a goroutine of its own and returns its result, or an
+// error saying the call was stopped as soon as ctx is done, without
+// waiting for fn: a file system that stalls a system call must not stall
+// the child, and with it the engine's shutdown.
+func (s *Set) detached(ctx context.Context, name string, fn func(context.Context) (string, error)) (string, error) {
+	if ctx.Err() != nil {
+		return "", stopped(ctx, name)
+	}
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1) // fn's goroutine never blocks on it
+	s.calls.Go(func() {
+		if s.testHookCall != nil {
+			s.testHookCall()
+		}
+		out, err := fn(ctx)
+		done <- result{out, err}
+	})
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-ctx.Done():
+		return "", stopped(ctx, name)
+	}
+}
+
+// stopped is the error of a call cut short by ctx.
+func stopped(ctx context.Context, name string) error {
+	return fmt.Errorf("%s was stopped before it finished (%v): the child is ending", name, context.Cause(ctx))
+}
+
+// lockWrites takes the Write and Edit token, or gives up when ctx is done;
+// unlock gives it back.
+func (s *Set) lockWrites(ctx context.Context) (unlock func(), err error) {
+	select {
+	case s.writes <- struct{}{}:
+		return func() { <-s.writes }, nil
+	case <-ctx.Done():
+		return nil, stopped(ctx, "the write")
+	}
 }
 
 // Close removes the child's temp folder and releases the workspace. Calls

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -68,7 +70,7 @@ func commonDir(gitPath string) string {
 	if fi.IsDir() {
 		return gitPath
 	}
-	b, err := os.ReadFile(gitPath)
+	b, err := readFileOutside(gitPath, maxIgnoreFile)
 	if err != nil {
 		return ""
 	}
@@ -80,7 +82,7 @@ func commonDir(gitPath string) string {
 	if !filepath.IsAbs(gitdir) {
 		gitdir = filepath.Join(filepath.Dir(gitPath), gitdir)
 	}
-	c, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	c, err := readFileOutside(filepath.Join(gitdir, "commondir"), maxIgnoreFile)
 	if err != nil {
 		return gitdir
 	}
@@ -92,7 +94,7 @@ func commonDir(gitPath string) string {
 }
 
 func (ig *ignores) addFile(file string, domain []string) {
-	if b, err := os.ReadFile(file); err == nil {
+	if b, err := readFileOutside(file, maxIgnoreFile); err == nil {
 		ig.add(b, domain)
 	}
 }
@@ -144,17 +146,19 @@ func skippedDir(rel string) bool {
 // walk visits every file under start (a slash path relative to the root)
 // that git would not ignore, in lexical order, skipping .git and
 // .wfrun/worktrees. fn gets the file's path relative to the root and its
-// entry; returning fs.SkipAll stops the walk. Unreadable folders are
-// skipped. The walk checks ctx between entries.
+// entry, which may be anything but a folder (a link, a FIFO, …): fn looks
+// before it opens. Returning fs.SkipAll stops the walk. Unreadable folders
+// are skipped. The walk checks ctx between entries, opens folders without
+// blocking and reads only regular .gitignore files.
 func (s *Set) walk(ctx context.Context, start string, fn func(rel string, d fs.DirEntry) error) error {
 	ig := newIgnores(s.ws.Root())
-	fsys := s.root.FS()
+	fsys := walkFS{s}
 	// The .gitignore files between the root and start apply too.
 	if start != "." {
 		parts := strings.Split(start, "/")
 		for i := range len(parts) {
 			dir := path.Join(append([]string{"."}, parts[:i]...)...)
-			if b, err := fs.ReadFile(fsys, path.Join(dir, ".gitignore")); err == nil {
+			if b, err := s.readRegular(path.Join(dir, ".gitignore"), false, maxIgnoreFile, Grep); err == nil {
 				ig.add(b, ig.inFrame(dir))
 			}
 		}
@@ -173,7 +177,7 @@ func (s *Set) walk(ctx context.Context, start string, fn func(rel string, d fs.D
 			if rel != start && (skippedDir(rel) || ig.ignored(rel, true)) {
 				return fs.SkipDir
 			}
-			if b, err := fs.ReadFile(fsys, path.Join(rel, ".gitignore")); err == nil {
+			if b, err := s.readRegular(path.Join(rel, ".gitignore"), false, maxIgnoreFile, Grep); err == nil {
 				ig.add(b, ig.inFrame(rel))
 			}
 			return nil
@@ -183,4 +187,43 @@ func (s *Set) walk(ctx context.Context, start string, fn func(rel string, d fs.D
 		}
 		return fn(rel, d)
 	})
+}
+
+// walkFS is the root as the file system of a walk: like os.Root's FS, but
+// a folder is opened with O_NONBLOCK and O_DIRECTORY, so that a FIFO
+// swapped in for a folder between two looks fails at once rather than
+// blocking the walk.
+type walkFS struct{ s *Set }
+
+var _ fs.ReadDirFS = walkFS{}
+
+// Open opens name without blocking; walks only open folders through it.
+func (w walkFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return w.s.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+// ReadDir lists the folder name, sorted by file name.
+func (w walkFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	f, err := w.s.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
+// Stat describes name, following links inside the root.
+func (w walkFS) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	return w.s.root.Stat(name)
 }

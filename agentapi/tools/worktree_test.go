@@ -107,3 +107,66 @@ func TestIsolatedChildrenEditTheSameFileInTheirOwnWorktrees(t *testing.T) {
 		t.Fatalf("Grep in the main workspace reached into worktrees: %v", got)
 	}
 }
+
+// TestAHostileChildsGitConfigNeverRunsInWfrunsGit plays the attack end to
+// end with the tools: a child of the main workspace writes the
+// repository's config with Write (an fsmonitor that leaves a marker
+// outside) and plants a link at .wfrun/worktrees with Bash; a later
+// isolated child is refused rather than made outside, and once the link is
+// gone, a child that touches a file ends without the fsmonitor running.
+func TestAHostileChildsGitConfigNeverRunsInWfrunsGit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, workspace.WorkspaceWrite, map[string]string{"app.txt": "v1\n"})
+	f.gitInit()
+	commit := exec.Command("git", "-C", f.root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "base")
+	if out, err := exec.Command("git", "-C", f.root, "add", ".").CombinedOutput(); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
+	if out, err := commit.CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	marker := filepath.Join(f.outside, "pwned")
+	config, err := os.ReadFile(filepath.Join(f.root, ".git", "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tools may refuse to write .git/config; then the attack is written
+	// as a child's Bash would, which the sandbox allows in the workspace.
+	hostile := string(config) + "[core]\n\tfsmonitor = touch " + marker + "\n"
+	if _, err := f.call(Write, obj{"file_path": ".git/config", "content": hostile}); err != nil {
+		if err := os.WriteFile(filepath.Join(f.root, ".git", "config"), []byte(hostile), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.ok(Bash, obj{"command": "mkdir -p .wfrun && ln -s " + f.outside + " .wfrun/worktrees"})
+
+	ctx := context.Background()
+	if _, err := f.set.Workspace().AddWorktree(ctx, "ag_h_1"); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("AddWorktree through a planted link = %v, want a refusal naming the link", err)
+	}
+	if entries, _ := os.ReadDir(f.outside); len(entries) != 1 {
+		t.Fatalf("wfrun wrote outside the workspace: %v", entries)
+	}
+	if err := os.Remove(filepath.Join(f.root, ".wfrun", "worktrees")); err != nil {
+		t.Fatal(err)
+	}
+	wt, err := f.set.Workspace().AddWorktree(ctx, "ag_h_2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(wt.Workspace(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Call(ctx, Write, []byte(`{"file_path":"app.txt","content":"v1\n"}`)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	kept, err := wt.Finish(ctx)
+	if _, serr := os.Stat(marker); serr == nil {
+		t.Fatal("the fsmonitor a child configured ran in wfrun's own git")
+	}
+	if err != nil || kept != nil {
+		t.Fatalf("Finish = %+v, %v; want the unchanged worktree removed", kept, err)
+	}
+}

@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path"
 	"strings"
+	"syscall"
 )
 
 type writeArgs struct {
@@ -24,38 +23,75 @@ func (s *Set) write(ctx context.Context, a writeArgs) (string, error) {
 	if len(a.Content) > maxWriteBytes {
 		return "", fmt.Errorf("the content is %d bytes, more than the %d MiB Write accepts: write the file in parts with Bash, or generate it with a command", len(a.Content), maxWriteBytes>>20)
 	}
-	abs, rel, err := s.path(a.FilePath)
+	abs, rel, err := s.writablePath(a.FilePath)
 	if err != nil {
 		return "", err
 	}
-	s.writes.Lock()
-	defer s.writes.Unlock()
-	verb := "Created"
-	if fi, err := s.root.Stat(rel); err == nil {
-		if fi.IsDir() {
-			return "", fmt.Errorf("%s is a folder: give the path of a file inside it", abs)
-		}
-		verb = "Overwrote"
+	unlock, err := s.lockWrites(ctx)
+	if err != nil {
+		return "", err
 	}
-	if dir := path.Dir(rel); dir != "." {
-		if err := s.root.MkdirAll(dir, 0o755); err != nil {
-			return "", fmt.Errorf("cannot create the folders of %s: %w", abs, unwrapPath(err))
-		}
+	defer unlock()
+	f, created, err := s.openWrite(abs, rel, true, false, Write)
+	if err != nil {
+		return "", err
 	}
-	if err := s.replace(rel, a.Content); err != nil {
+	defer f.Close()
+	if err := s.checkLinks(abs, f); err != nil {
+		return "", err
+	}
+	if err := rewrite(f, a.Content); err != nil {
 		return "", fmt.Errorf("cannot write %s: %w", abs, unwrapPath(err))
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("cannot write %s: %w", abs, unwrapPath(err))
+	}
+	verb := "Overwrote"
+	if created {
+		verb = "Created"
 	}
 	return fmt.Sprintf("%s %s (%d bytes, %d lines)", verb, abs, len(a.Content), lineCount(a.Content)), nil
 }
 
-// replace writes content to rel, keeping an existing file's permissions.
-func (s *Set) replace(rel, content string) error {
-	f, err := s.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+// writablePath resolves a path argument of Write or Edit and refuses a
+// protected one (Workspace.CheckWrite), judged by its real path, so that a
+// link to .git/config is refused like .git/config itself.
+func (s *Set) writablePath(p string) (abs, rel string, err error) {
+	if abs, rel, err = s.path(p); err != nil {
+		return "", "", err
+	}
+	if err := s.ws.CheckWrite(abs); err != nil {
+		return "", "", err
+	}
+	return abs, rel, nil
+}
+
+// checkLinks refuses to write the open file f when it is a hard link to a
+// protected file: the same file under another name.
+func (s *Set) checkLinks(abs string, f *os.File) error {
+	fi, err := f.Stat()
 	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", abs, unwrapPath(err))
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink <= 1 {
+		return nil
+	}
+	for _, p := range s.ws.Protected() {
+		if pfi, err := os.Stat(p); err == nil && os.SameFile(fi, pfi) {
+			return fmt.Errorf("%s is a hard link to %s: %w", abs, p, s.ws.CheckWrite(p))
+		}
+	}
+	return nil
+}
+
+// rewrite replaces the whole content of the open file f, keeping its
+// permissions.
+func rewrite(f *os.File, content string) error {
+	if err := f.Truncate(0); err != nil {
 		return err
 	}
-	_, err = io.WriteString(f, content)
-	return errors.Join(err, f.Close())
+	_, err := f.WriteAt([]byte(content), 0)
+	return err
 }
 
 func lineCount(s string) int {
@@ -84,26 +120,34 @@ func (s *Set) edit(ctx context.Context, a editArgs) (string, error) {
 	if a.OldString == a.NewString {
 		return "", errors.New("old_string and new_string are the same, so the edit would change nothing")
 	}
-	abs, rel, err := s.path(a.FilePath)
+	abs, rel, err := s.writablePath(a.FilePath)
 	if err != nil {
 		return "", err
 	}
-	s.writes.Lock()
-	defer s.writes.Unlock()
-	fi, err := s.root.Stat(rel)
+	unlock, err := s.lockWrites(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	f, _, err := s.openWrite(abs, rel, false, true, Edit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s does not exist: create it with Write", abs)
 	}
 	if err != nil {
-		return "", fmt.Errorf("cannot edit %s: %w", abs, unwrapPath(err))
+		return "", err
 	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file, so it cannot be edited", abs)
+	defer f.Close()
+	if err := s.checkLinks(abs, f); err != nil {
+		return "", err
 	}
-	if fi.Size() > maxWriteBytes {
-		return "", fmt.Errorf("%s is %d bytes, more than the %d MiB Edit works on: change it with Bash (sed, a script)", abs, fi.Size(), maxWriteBytes>>20)
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %w", abs, unwrapPath(err))
 	}
-	b, err := s.root.ReadFile(rel)
+	b, err := readAtMost(f, fi.Size(), maxWriteBytes)
+	if errors.Is(err, errTooLarge) {
+		return "", fmt.Errorf("%s is larger than the %d MiB Edit works on: change it with Bash (sed, a script)", abs, maxWriteBytes>>20)
+	}
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %w", abs, unwrapPath(err))
 	}
@@ -129,7 +173,10 @@ func (s *Set) edit(ctx context.Context, a editArgs) (string, error) {
 	if len(updated) > maxWriteBytes {
 		return "", fmt.Errorf("the edited %s would be %d bytes, more than the %d MiB Edit writes", abs, len(updated), maxWriteBytes>>20)
 	}
-	if err := s.replace(rel, updated); err != nil {
+	if err := rewrite(f, updated); err != nil {
+		return "", fmt.Errorf("cannot write %s: %w", abs, unwrapPath(err))
+	}
+	if err := f.Close(); err != nil {
 		return "", fmt.Errorf("cannot write %s: %w", abs, unwrapPath(err))
 	}
 	if n == 1 {

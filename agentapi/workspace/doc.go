@@ -18,6 +18,11 @@
 // not open files: the tools open through os.Root, which refuses an escape
 // at open time, and processes are confined by the kernel.
 //
+// CheckWrite is the second check, for writes: the paths Protected lists
+// (git's configuration, hooks, excludes and submodule folders, a .git file,
+// .wfrun, .claude, and a worktree's git pointers) are refused with a
+// sentence, in every mode.
+//
 // # The OS sandbox
 //
 // Confine turns a command into one that runs under the mode: unchanged in
@@ -55,14 +60,32 @@
 // status through .git/info/exclude. Its Workspace is rooted there and may
 // write, besides, exactly the git folders a commit on its own branch needs.
 // Finish removes a worktree that is unchanged and has no new commit, and
-// keeps any other, returning its Kept {path, branch}. Git runs as the real
-// binary, with a minimal environment and without hooks, retried when
-// another git process holds a lock.
+// keeps any other, returning its Kept {path, branch}.
+//
+// # wfrun's own git
+//
+// A child can write the repository's .git (from the main workspace) and
+// its worktree's .git file and git folder, so nothing there may decide
+// what wfrun's own git runs or where wfrun writes. The repository's
+// folders are resolved once, by wfrun, from the workspace root upwards
+// (repository.go), and every later command names them explicitly; no
+// .git, gitdir or commondir file is read back. Git runs as the real
+// binary, with a minimal environment, without system or global
+// configuration, and with every setting that runs a program switched off
+// on its command line, and retried while another git process holds a
+// lock (git.go). Commands that convert file content (the
+// checkout, the status) never see the repository's configuration at all:
+// they run on a shadow git folder of wfrun's own (shadow.go), so no
+// filter, fsmonitor, hook or include a child wrote can run. Every file and
+// folder wfrun writes in the workspace or the repository is opened with
+// internal/nofollow: a symbolic link a child planted refuses the operation
+// instead of redirecting it.
 //
 // # Place
 //
 // The package belongs to agentapi's provider layer: it imports agentapi
 // (for the worktree a provider reports), agentapi's internal process
-// supervision, internal/wferr, go-landlock and the standard library, never runtime, engine, sandbox or cmd. Tools
+// supervision, internal/wferr, internal/nofollow, go-landlock and the
+// standard library, never runtime, engine, sandbox or cmd. Tools
 // (agentapi/tools) and providers use it; the run side never does.
 package workspace

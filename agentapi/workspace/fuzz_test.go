@@ -28,3 +28,26 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckWrite resolves arbitrary paths as Write does and checks that
+// whatever CheckWrite lets through is not, by its path relative to the
+// root, inside one of the protected names.
+func FuzzCheckWrite(f *testing.F) {
+	for _, seed := range []string{".git/config", ".git//hooks/x", "./.git/info/../info/exclude", ".wfrun", ".claude/x",
+		"a/../.git/modules/m/config", ".git", ".gitx", "link-root/.git/config", ".git/HEAD"} {
+		f.Add(seed)
+	}
+	w, _ := tree(f)
+	f.Fuzz(func(t *testing.T, p string) {
+		real, err := w.Resolve(p)
+		if err != nil || w.CheckWrite(real) != nil {
+			return
+		}
+		rel := filepath.ToSlash(w.Rel(real))
+		for _, name := range append([]string{".git"}, protectedInRoot...) {
+			if rel == name || (name != ".git" && strings.HasPrefix(rel, name+"/")) {
+				t.Fatalf("CheckWrite let %q through (it resolves to %s)", p, real)
+			}
+		}
+	})
+}

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
@@ -15,13 +14,14 @@ const lockFile = "wfrun-worktrees.lock"
 // worktree's metadata and fails on one that a concurrent add has only half
 // written. The lock is this Workspace's mutex (children of one engine) and
 // an flock on a file in the shared git folder (other wfrun processes on the
-// same repository); the returned function releases both.
-func (w *Workspace) lockWorktrees(common string) (func(), error) {
+// same repository); the returned function releases both. The lock file is
+// opened without following a symbolic link and must be a regular file.
+func (w *Workspace) lockWorktrees(r *repository) (func(), error) {
 	w.git.Lock()
-	f, err := os.OpenFile(filepath.Join(common, lockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openRegular(r.base, r.in(lockFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		w.git.Unlock()
-		return nil, err
+		return nil, linkRefusal("the lock file", r.common+string(os.PathSeparator)+lockFile, err)
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)

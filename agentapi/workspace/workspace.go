@@ -40,6 +40,9 @@ type Workspace struct {
 	// git serialises this package's own edits of a repository's files
 	// (info/exclude); shared by every Workspace derived from one New.
 	git *sync.Mutex
+	// repo is the git repository around root, resolved in New; shared
+	// like git, and a worktree's own for a worktree's Workspace.
+	repo *repoCache
 
 	// abi reports the kernel's Landlock ABI version; a test hook.
 	abi func() (int, error)
@@ -67,7 +70,7 @@ func New(cfg Config) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{root: root, mode: mode, network: cfg.Network, git: new(sync.Mutex),
+	return &Workspace{root: root, mode: mode, network: cfg.Network, git: new(sync.Mutex), repo: newRepoCache(root),
 		abi: landlockABI, helper: helperAvailable}, nil
 }
 

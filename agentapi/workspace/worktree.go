@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/nofollow"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
@@ -47,10 +49,12 @@ type Kept = agentapi.Worktree
 type Worktree struct {
 	main   *Workspace // the workspace it was made from
 	ws     *Workspace // rooted in the worktree
+	id     string     // the agent id naming the folder and the branch
 	path   string     // the worktree's top folder
 	branch string
-	base   string // the commit it started from
-	common string // the repository's shared git folder
+	base   string      // the commit it started from
+	repo   *repository // the repository, as resolved before the child started
+	gitdir string      // the worktree's own git folder: repo.common/worktrees/id
 }
 
 // AddWorktree creates a fresh git worktree for the child agentID: a new
@@ -63,6 +67,13 @@ type Worktree struct {
 // .git/info/exclude, so that worktrees never show up as changes of the
 // main checkout (the rest of .wfrun/, such as agent files, is untouched).
 //
+// Every folder and file wfrun creates or writes on the way (.wfrun/worktrees,
+// the exclude file, the lock, git's worktrees and branch folders) is opened
+// without following a symbolic link; one in the way, which a child may have
+// planted, refuses the worktree with a sentence. The files are checked
+// out on a shadow git folder (see shadow.go), so that no filter, hook or
+// fsmonitor of the repository's configuration runs.
+//
 // A workspace outside any git repository, or in one without a commit, is
 // an AGENT_START error wrapping ErrNotRepository. Several children may
 // call AddWorktree at once.
@@ -70,73 +81,132 @@ func (w *Workspace) AddWorktree(ctx context.Context, agentID string) (*Worktree,
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	}
-	top, sub, common, err := w.repository(ctx,
+	r, sub, err := w.repository(
 		"isolation 'worktree' needs the workspace to be inside a git repository, and %s is not: run `git init` there and commit, point --workspace at a repository, or drop isolation from the agent() call")
 	if err != nil {
 		return nil, err
 	}
-	base, err := git(ctx, w.root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	base, err := git(ctx, r.gitdir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, errors.Join(ErrNotRepository, err),
-			"isolation 'worktree' starts a child from the repository's HEAD, and the repository %s has no commit yet: commit something first, or drop isolation from the agent() call", top)
+			"isolation 'worktree' starts a child from the repository's HEAD, and the repository %s has no commit yet: commit something first, or drop isolation from the agent() call", r.top)
 	}
-	if err := w.excludeWorktrees(common, sub); err != nil {
+	if err := w.excludeWorktrees(r, sub); err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot keep worktrees out of the repository's status: %v", err)
 	}
 
-	path := filepath.Join(w.root, filepath.FromSlash(WorktreesDir), agentID)
+	rel := filepath.Join(filepath.FromSlash(WorktreesDir), agentID)
+	path := filepath.Join(w.root, rel)
 	branch := BranchPrefix + agentID
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot create %s: %v", filepath.Dir(path), err)
+	t := &Worktree{main: w, id: agentID, path: path, branch: branch, base: base, repo: r,
+		gitdir: filepath.Join(r.common, "worktrees", agentID)}
+	if err := nofollow.MkdirAll(w.root, filepath.FromSlash(WorktreesDir), 0o755); err != nil {
+		err = linkRefusal("the worktrees folder", filepath.Dir(path), err)
+		return nil, wferr.Wrap(wferr.AgentStart, err, "%v", err)
 	}
-	unlock, err := w.lockWorktrees(common)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		err = linkRefusal("the worktree", path, &fs.PathError{Op: "lstat", Path: path, Err: nofollow.ErrLink})
+		return nil, wferr.Wrap(wferr.AgentStart, err, "%v", err)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, wferr.New(wferr.AgentStart,
+			"cannot create the worktree %s on a new branch %s: the folder already exists; if an earlier run left it behind, remove it with `git worktree remove %s` and `git branch -D %s`", path, branch, path, branch)
+	}
+	unlock, err := w.lockWorktrees(r)
 	if err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot lock the repository's worktrees: %v", err)
 	}
-	_, err = git(ctx, w.root, "worktree", "add", "--quiet", "-b", branch, path, base)
+	for _, d := range []string{"worktrees", "refs/heads/wfrun", "logs/refs/heads/wfrun"} {
+		if err := nofollow.MkdirAll(r.base, r.in(d), 0o755); err != nil {
+			unlock()
+			err = linkRefusal("the git folder", filepath.Join(r.common, filepath.FromSlash(d)), err)
+			return nil, wferr.Wrap(wferr.AgentStart, err, "%v", err)
+		}
+	}
+	if _, err := os.Lstat(t.gitdir); !errors.Is(err, fs.ErrNotExist) {
+		unlock()
+		return nil, wferr.New(wferr.AgentStart,
+			"cannot create the worktree %s: git's folder for a worktree of that name, %s, already exists; if an earlier run left it behind, remove it with `git worktree prune` and `git branch -D %s`", path, t.gitdir, branch)
+	}
+	_, err = git(ctx, r.gitdir, "worktree", "add", "--quiet", "--no-checkout", "-b", branch, path, base)
 	unlock()
 	if err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, err,
 			"cannot create the worktree %s on a new branch %s: %v; if an earlier run left it behind, remove it with `git worktree remove %s` and `git branch -D %s`", path, branch, err, path, branch)
 	}
-	t := &Worktree{main: w, path: path, branch: branch, base: base, common: common}
-	ws, err := t.workspace(ctx, common, sub)
-	if err != nil {
+	if err := t.made(ctx, sub); err != nil {
 		_, _ = t.remove(ctx)
 		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot prepare the worktree %s: %v", path, err)
 	}
-	t.ws = ws
 	return t, nil
+}
+
+// made checks what `git worktree add` made, without trusting anything in
+// it but the names wfrun chose: the worktree folder is still reached
+// without a link, and git's folder for it is repo.common/worktrees/ID and
+// points back at it. It then checks the base commit out and builds the
+// child's Workspace.
+func (t *Worktree) made(ctx context.Context, sub string) error {
+	d, err := nofollow.OpenDir(t.main.root, filepath.Join(filepath.FromSlash(WorktreesDir), t.id))
+	if err != nil {
+		return linkRefusal("the worktree", t.path, err)
+	}
+	d.Close()
+	back, err := nofollow.ReadFile(t.repo.base, t.repo.in("worktrees/"+t.id+"/gitdir"))
+	if err != nil {
+		return fmt.Errorf("git did not make its folder for the worktree where expected, %s: %w", t.gitdir, err)
+	}
+	if got := strings.TrimSpace(string(back)); got != filepath.Join(t.path, ".git") {
+		return fmt.Errorf("git's folder %s belongs to %s, not to the worktree %s", t.gitdir, got, t.path)
+	}
+	if err := t.checkout(ctx); err != nil {
+		return fmt.Errorf("cannot check the commit %s out: %w", t.base, err)
+	}
+	ws, err := t.workspace(sub)
+	if err != nil {
+		return err
+	}
+	t.ws = ws
+	return nil
 }
 
 // OpenWorktree takes up again the worktree AddWorktree made for agentID,
 // for a child that goes on working in it: a continued sub-agent resumed by
 // a later process. base is the commit the worktree started from
 // (Worktree.Base), against which Finish tells a changed worktree from an
-// unchanged one. A worktree that is gone, or whose checkout is no longer
-// on its branch, is an AGENT_START error that says what to do.
+// unchanged one. The worktree's git folder is the repository's
+// worktrees/agentID, whatever its .git file says now. A worktree that is
+// gone, reached through a link, or whose checkout is no longer on its
+// branch, is an AGENT_START error that says what to do.
 func (w *Workspace) OpenWorktree(ctx context.Context, agentID, base string) (*Worktree, error) {
 	if err := checkAgentID(agentID); err != nil {
 		return nil, err
 	}
-	_, sub, common, err := w.repository(ctx,
-		"the worktree of "+agentID+" was made in a git repository, and the workspace %s is no longer in one: point --workspace at the repository it was started in")
+	r, sub, err := w.repository(
+		"the worktree of " + agentID + " was made in a git repository, and the workspace %s is no longer in one: point --workspace at the repository it was started in")
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(w.root, filepath.FromSlash(WorktreesDir), agentID)
+	rel := filepath.Join(filepath.FromSlash(WorktreesDir), agentID)
+	path := filepath.Join(w.root, rel)
 	branch := BranchPrefix + agentID
-	if _, err := os.Stat(path); err != nil {
+	d, err := nofollow.OpenDir(w.root, rel)
+	if err != nil {
+		if errors.Is(err, nofollow.ErrLink) {
+			err = linkRefusal("the worktree", path, err)
+			return nil, wferr.Wrap(wferr.AgentStart, err, "%v", err)
+		}
 		return nil, wferr.Wrap(wferr.AgentStart, err,
 			"the worktree %s of %s is gone (%v); its committed work, if any, is on the branch %s: start a new sub-agent, or restore the worktree with `git worktree add %s %s`", path, agentID, err, branch, path, branch)
 	}
-	head, err := git(ctx, path, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if err != nil || head != branch {
+	d.Close()
+	t := &Worktree{main: w, id: agentID, path: path, branch: branch, base: base, repo: r,
+		gitdir: filepath.Join(r.common, "worktrees", agentID)}
+	head, err := nofollow.ReadFile(r.base, r.in("worktrees/"+agentID+"/HEAD"))
+	if got := strings.TrimPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/"); err != nil || got != branch {
 		return nil, wferr.New(wferr.AgentStart,
-			"the worktree %s is no longer on its branch %s (it is on %q): check the branch out there again with `git -C %s switch %s`", path, branch, head, path, branch)
+			"the worktree %s is no longer on its branch %s (it is on %q): check the branch out there again with `git -C %s switch %s`", path, branch, got, path, branch)
 	}
-	t := &Worktree{main: w, path: path, branch: branch, base: base, common: common}
-	ws, err := t.workspace(ctx, common, sub)
+	ws, err := t.workspace(sub)
 	if err != nil {
 		return nil, wferr.Wrap(wferr.AgentStart, err, "cannot prepare the worktree %s: %v", path, err)
 	}
@@ -144,25 +214,24 @@ func (w *Workspace) OpenWorktree(ctx context.Context, agentID, base string) (*Wo
 	return t, nil
 }
 
-// repository finds the git repository around the workspace: its top folder
-// (symlinks resolved), the workspace's folder inside it, and the git folder
-// its worktrees share. notRepo, a format with one %s for the workspace
-// root, says what to do when the workspace is in no repository.
-func (w *Workspace) repository(ctx context.Context, notRepo string) (top, sub, common string, err error) {
-	if top, err = git(ctx, w.root, "rev-parse", "--show-toplevel"); err != nil {
-		return "", "", "", wferr.Wrap(wferr.AgentStart, errors.Join(ErrNotRepository, err), notRepo, w.root)
+// repository returns the git repository around the workspace, resolved
+// when the workspace was made (see repoCache and findRepository), and the
+// workspace's folder inside its checkout. notRepo, a format with one %s for
+// the workspace root, says what to do when the workspace is in no
+// repository.
+func (w *Workspace) repository(notRepo string) (*repository, string, error) {
+	r, err := w.repo.get(w.root)
+	if errors.Is(err, errGitOutside) {
+		return nil, "", wferr.Wrap(wferr.AgentStart, err, "%v", err)
 	}
-	if top, err = filepath.EvalSymlinks(top); err != nil {
-		return "", "", "", wferr.Wrap(wferr.AgentStart, err, "cannot resolve the repository folder: %v", err)
+	if err != nil {
+		return nil, "", wferr.Wrap(wferr.AgentStart, errors.Join(ErrNotRepository, err), notRepo, w.root)
 	}
-	sub, err = filepath.Rel(top, w.root)
+	sub, err := filepath.Rel(r.top, w.root)
 	if err != nil || strings.HasPrefix(sub, "..") {
-		return "", "", "", wferr.New(wferr.AgentStart, "the workspace %s is not inside its repository %s", w.root, top)
+		return nil, "", wferr.New(wferr.AgentStart, "the workspace %s is not inside its repository %s", w.root, r.top)
 	}
-	if common, err = git(ctx, w.root, "rev-parse", "--path-format=absolute", "--git-common-dir"); err != nil {
-		return "", "", "", wferr.Wrap(wferr.AgentStart, err, "cannot find the repository's git folder: %v", err)
-	}
-	return top, sub, common, nil
+	return r, sub, nil
 }
 
 // checkAgentID refuses an agent id that cannot name a folder and a branch.
@@ -178,61 +247,56 @@ func checkAgentID(agentID string) error {
 // git folders that committing on the child's branch needs: the worktree's
 // own git folder (HEAD, index), the shared object store, and the branch's
 // ref and log folders. The rest of the repository's .git (config, hooks,
-// other branches) stays read-only.
-func (t *Worktree) workspace(ctx context.Context, common, sub string) (*Workspace, error) {
-	own, err := git(ctx, t.path, "rev-parse", "--absolute-git-dir")
-	if err != nil {
-		return nil, err
-	}
+// other branches) stays read-only. Every one of these folders is reached
+// without a symbolic link, so none of the paths handed to the sandbox
+// leads out.
+func (t *Worktree) workspace(sub string) (*Workspace, error) {
+	r := t.repo
 	root := filepath.Join(t.path, sub)
-	if err := os.MkdirAll(root, 0o755); err != nil { // a workspace folder that is not in HEAD
-		return nil, err
+	if err := nofollow.MkdirAll(t.main.root, filepath.Join(filepath.FromSlash(WorktreesDir), t.id, sub), 0o755); err != nil {
+		return nil, linkRefusal("the worktree folder", root, err) // a workspace folder that is not in HEAD
 	}
-	writable := []string{own, filepath.Join(common, "objects")}
-	for _, d := range []string{"refs/heads/wfrun", "logs/refs/heads/wfrun"} {
-		d = filepath.Join(common, filepath.FromSlash(d))
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
+	writable := []string{t.gitdir}
+	for _, d := range []string{"worktrees/" + t.id, "objects", "refs/heads/wfrun", "logs/refs/heads/wfrun"} {
+		if err := nofollow.MkdirAll(r.base, r.in(d), 0o755); err != nil {
+			return nil, linkRefusal("the git folder", filepath.Join(r.common, filepath.FromSlash(d)), err)
 		}
-		writable = append(writable, d)
+		if d != "worktrees/"+t.id {
+			writable = append(writable, filepath.Join(r.common, filepath.FromSlash(d)))
+		}
 	}
 	ws := t.main.clone()
-	if ws.root, err = filepath.EvalSymlinks(root); err != nil {
-		return nil, err
-	}
-	for i, d := range writable {
-		if writable[i], err = filepath.EvalSymlinks(d); err != nil {
-			return nil, err
-		}
-	}
+	ws.root = root
 	ws.writable = writable
 	ws.worktree = true
+	ws.repo = &repoCache{repo: &repository{top: t.path, gitdir: t.gitdir, common: r.common, base: r.base, rel: r.rel}}
 	return ws, nil
 }
 
 // excludeWorktrees adds the worktrees folder to the repository's
-// info/exclude unless a line already names it.
-func (w *Workspace) excludeWorktrees(common, sub string) error {
+// info/exclude unless a line already names it. The file and its folder are
+// opened without following a link.
+func (w *Workspace) excludeWorktrees(r *repository, sub string) error {
 	pattern := "/" + filepath.ToSlash(filepath.Join(sub, WorktreesDir)) + "/"
 	pattern = strings.Replace(pattern, "/./", "/", 1)
 	w.git.Lock()
 	defer w.git.Unlock()
-	file := filepath.Join(common, "info", "exclude")
-	old, err := os.ReadFile(file)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+	name := filepath.Join(r.common, "info", "exclude")
+	old, err := nofollow.ReadFile(r.base, r.in("info/exclude"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return linkRefusal("the exclude file", name, err)
 	}
 	for sc := bufio.NewScanner(bytes.NewReader(old)); sc.Scan(); {
 		if strings.TrimSpace(sc.Text()) == pattern {
 			return nil
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
+	if err := nofollow.MkdirAll(r.base, r.in("info"), 0o755); err != nil {
+		return linkRefusal("the exclude file's folder", filepath.Dir(name), err)
 	}
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openRegular(r.base, r.in("info/exclude"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return err
+		return linkRefusal("the exclude file", name, err)
 	}
 	add := "# wfrun: the worktrees of isolated children\n" + pattern + "\n"
 	if len(old) > 0 && old[len(old)-1] != '\n' {
@@ -260,42 +324,59 @@ func (t *Worktree) Workspace() *Workspace { return t.ws }
 // commit is removed with its branch, and Finish returns nil. Anything else
 // is kept: Finish returns where, for the run to report.
 //
+// The decision reads HEAD and the branch from the git folders resolved
+// when the worktree was made, never from what the worktree's .git file
+// says now, and takes the status on a shadow git folder, so that no
+// program of the repository's configuration runs. A worktree
+// that a link has replaced is kept and left alone, with an error.
+//
 // Finish runs even when ctx is cancelled (a cancelled child's worktree is
 // still cleaned up or kept), bounded by a timeout of its own.
 func (t *Worktree) Finish(ctx context.Context) (*Kept, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer cancel()
 	kept := &Kept{Path: t.path, Branch: t.branch}
-	if _, err := os.Stat(t.path); err != nil {
-		if unlock, lerr := t.main.lockWorktrees(t.common); lerr == nil {
-			_, _ = git(ctx, t.main.root, "worktree", "prune")
+	d, err := nofollow.OpenDir(t.main.root, filepath.Join(filepath.FromSlash(WorktreesDir), t.id))
+	if err != nil {
+		if errors.Is(err, nofollow.ErrLink) {
+			return kept, fmt.Errorf("the worktree %s was replaced by a symbolic link, so wfrun leaves it alone; its branch %s is kept: %w", t.path, t.branch, err)
+		}
+		if unlock, lerr := t.main.lockWorktrees(t.repo); lerr == nil {
+			_ = nofollow.RemoveAll(t.repo.base, t.repo.in("worktrees/"+t.id))
 			unlock()
 		}
 		return kept, fmt.Errorf("the worktree %s is gone (%v); its branch %s is kept", t.path, err, t.branch)
 	}
-	status, err := git(ctx, t.path, "status", "--porcelain", "--untracked-files=all")
+	d.Close()
+	same, err := t.unchanged(ctx)
 	if err != nil {
 		return kept, fmt.Errorf("cannot tell whether the worktree %s changed, so it is kept: %w", t.path, err)
 	}
-	head, _ := git(ctx, t.path, "rev-parse", "--verify", "--quiet", "HEAD")
-	tip, _ := git(ctx, t.main.root, "rev-parse", "--verify", "--quiet", "refs/heads/"+t.branch)
-	if status != "" || head != t.base || (tip != "" && tip != t.base) {
+	if !same {
 		return kept, nil
 	}
 	return t.remove(ctx)
 }
 
-// remove deletes the worktree and its branch.
+// remove deletes the worktree folder and git's folder for it (without
+// following any link in them) and its branch, if the branch is still at
+// the base commit.
 func (t *Worktree) remove(ctx context.Context) (*Kept, error) {
-	unlock, err := t.main.lockWorktrees(t.common)
+	unlock, err := t.main.lockWorktrees(t.repo)
 	if err != nil {
 		return &Kept{Path: t.path, Branch: t.branch}, fmt.Errorf("cannot lock the repository's worktrees, so %s is kept: %w", t.path, err)
 	}
 	defer unlock()
-	if _, err := git(ctx, t.main.root, "worktree", "remove", "--force", t.path); err != nil {
+	if err := nofollow.RemoveAll(t.main.root, filepath.Join(filepath.FromSlash(WorktreesDir), t.id)); err != nil {
 		return &Kept{Path: t.path, Branch: t.branch}, fmt.Errorf("the worktree %s is unchanged but could not be removed, so it is kept: %w", t.path, err)
 	}
-	if _, err := git(ctx, t.main.root, "branch", "-D", "--quiet", t.branch); err != nil {
+	if err := nofollow.RemoveAll(t.repo.base, t.repo.in("worktrees/"+t.id)); err != nil {
+		return nil, fmt.Errorf("the worktree %s was removed but git's folder for it, %s, could not be: %w; `git worktree prune` removes it", t.path, t.gitdir, err)
+	}
+	if _, err := t.repo.ref("refs/heads/" + t.branch); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // the child deleted its branch
+	}
+	if _, err := git(ctx, t.repo.gitdir, "update-ref", "-d", "refs/heads/"+t.branch, t.base); err != nil {
 		return nil, fmt.Errorf("the worktree %s was removed but its branch %s could not be: %w", t.path, t.branch, err)
 	}
 	return nil, nil

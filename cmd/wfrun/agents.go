@@ -94,6 +94,9 @@ type agentsJSON struct {
 	Dirs     []agentsDir       `json:"dirs"`
 	Personas []persona.Persona `json:"personas"`
 	Errors   []agentsError     `json:"errors"`
+	// Warnings are files that loaded but are not valid YAML (read line
+	// by line): each names the file and the line.
+	Warnings []agentsError `json:"warnings"`
 }
 
 type agentsDir struct {
@@ -108,7 +111,7 @@ type agentsError struct {
 }
 
 func agentsListing(set *persona.Set) agentsJSON {
-	out := agentsJSON{Dirs: []agentsDir{}, Personas: set.Personas(), Errors: []agentsError{}}
+	out := agentsJSON{Dirs: []agentsDir{}, Personas: set.Personas(), Errors: []agentsError{}, Warnings: []agentsError{}}
 	found := map[string]bool{}
 	for _, d := range set.FoundDirs() {
 		found[d] = true
@@ -118,6 +121,9 @@ func agentsListing(set *persona.Set) agentsJSON {
 	}
 	for _, le := range set.Errors() {
 		out.Errors = append(out.Errors, agentsError{File: le.File, Line: le.Line, Message: le.Message})
+	}
+	for _, w := range set.Warnings() {
+		out.Warnings = append(out.Warnings, agentsError{File: w.File, Line: w.Line, Message: w.Message})
 	}
 	return out
 }
@@ -145,6 +151,12 @@ func writeAgents(w io.Writer, set *persona.Set) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, model, toolsText(p), p.Source, human.FirstLine(p.Description, 60))
 	}
 	_ = tw.Flush()
+	if warns := set.Warnings(); len(warns) > 0 {
+		fmt.Fprintf(w, "\n%d %s loaded with a warning:\n", len(warns), human.Noun(len(warns), "file", "files"))
+		for _, le := range warns {
+			fmt.Fprintf(w, "  %v\n", le)
+		}
+	}
 	if len(l.Errors) > 0 {
 		fmt.Fprintf(w, "\n%d %s could not be loaded:\n", len(l.Errors), human.Noun(len(l.Errors), "file", "files"))
 		for _, le := range set.Errors() {

@@ -1,9 +1,11 @@
 // Command wfrun runs JavaScript workflow scripts from a shell (docs/cli.md).
 //
 //	wfrun SCRIPT.js [flags]        run a script, print its WorkflowResult JSON on stdout
+//	wfrun [run] NAME [flags]       run a saved workflow by name (.claude/workflows/NAME.js, …)
 //	wfrun check SCRIPT.js [flags]  run every pre-check and execute nothing
 //	wfrun providers                list the sub-agent providers and their capabilities
 //	wfrun agents                   list the personas (agentType) and the files that failed to load
+//	wfrun workflows                list the saved workflows and the files that failed to load
 //	wfrun tool                     print the tools' definitions for parent agents
 //	wfrun mcp [flags]              serve the tools over MCP (stdio, or --http)
 //	wfrun agent "TASK" [flags]     a parent model with the workflow, agent and sub-agent tools

@@ -53,7 +53,7 @@ func TestEndToEnd_AKilledRunIsResumedWithoutPayingTwiceForItsFinishedAgents(t *t
 	bin := buildWfrun(t)
 	runs := t.TempDir()
 	environ := []string{"PATH=" + os.Getenv("PATH"), "OPENAI_BASE_URL=" + baseURL, "OPENAI_API_KEY=mock",
-		"WFRUN_MODEL=gpt-4o-mini", "WFRUN_RUNS_DIR=" + runs, "WFRUN_HEARTBEAT=100ms"}
+		"WFRUN_MODEL=gpt-4o-mini", "WFRUN_RUNS_DIR=" + runs, "WFRUN_HEARTBEAT=100ms", "WFRUN_STATE_DIR=" + t.TempDir()}
 	wfrunCmd := func(args ...string) *exec.Cmd {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = environ
@@ -105,9 +105,36 @@ func TestEndToEnd_AKilledRunIsResumedWithoutPayingTwiceForItsFinishedAgents(t *t
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// A few heartbeats, so that the ledger's snapshots of the agents are
-	// current (they are at most one beat old); gamma and delta take 3 s.
-	time.Sleep(400 * time.Millisecond)
+	// show reads the run from the ledger; until polls it (a generous
+	// deadline: on a loaded machine the beats come late).
+	show := func() (shown, bool) {
+		var r shown
+		out, err := wfrunCmd("show", id, "--json").Output()
+		return r, err == nil && json.Unmarshal(out, &r) == nil
+	}
+	until := func(what string, ok func(shown) bool) shown {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if r, read := show(); read && ok(r) {
+				return r
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("%s: not within 60s", what)
+			}
+		}
+	}
+	// The ledger's snapshots of the agents are written each heartbeat:
+	// wait until they show gamma and delta running (they take 3 s).
+	until("the ledger shows gamma and delta running", func(r shown) bool {
+		running := 0
+		for _, c := range r.Children {
+			if (c.Label == "gamma" || c.Label == "delta") && c.Status == ledger.ChildRunning {
+				running++
+			}
+		}
+		return running == 2
+	})
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -116,17 +143,9 @@ func TestEndToEnd_AKilledRunIsResumedWithoutPayingTwiceForItsFinishedAgents(t *t
 	// below); the mock server journals only the requests it answered.
 	want("after the kill", 1, 1, 0, 0, 0)
 
-	// The lease runs out (ten beats of 100 ms): the next open of the
-	// ledger finds the run abandoned, with the unfinished agents.
-	time.Sleep(1500 * time.Millisecond)
-	var shownRun shown
-	showOut, err := wfrunCmd("show", id, "--json").Output()
-	if err != nil || json.Unmarshal(showOut, &shownRun) != nil {
-		t.Fatalf("show: %v\n%s", err, showOut)
-	}
-	if shownRun.Run.Status != ledger.RunAbandoned {
-		t.Fatalf("the killed run is %s", shownRun.Run.Status)
-	}
+	// The lease runs out (ten beats of 100 ms): an open of the ledger
+	// after that finds the run abandoned, with the unfinished agents.
+	shownRun := until("the killed run is abandoned once its lease ran out", func(r shown) bool { return r.Run.Status == ledger.RunAbandoned })
 	status := map[string]ledger.ChildStatus{}
 	for _, c := range shownRun.Children {
 		status[c.Label] = c.Status

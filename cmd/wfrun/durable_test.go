@@ -51,8 +51,8 @@ func TestDurableCommands_RunsShowAndNote(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(runs, res.RunID, "journal.jsonl")); err != nil {
 		t.Fatalf("the run has no journal: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(runs, "..", "ledger.db")); err != nil {
-		t.Fatalf("no ledger beside the runs: %v", err)
+	if _, err := os.Stat(filepath.Join(runs, "ledger.db")); err != nil {
+		t.Fatalf("no ledger in the runs folder: %v", err)
 	}
 	inRuns(t, runs, "testdata/throws.js").wantCode(t, exitFailed)
 
@@ -171,4 +171,27 @@ func TestRalphCommand(t *testing.T) {
 	invoke(t, call{args: []string{"ralph"}}).wantCode(t, exitUsage)
 	invoke(t, call{args: []string{"ralph", "x", "--args", "{}"}}).wantCode(t, exitUsage)
 	invoke(t, call{args: []string{"testdata/hello.js", "--max-rounds", "3"}}).wantCode(t, exitUsage)
+}
+
+func TestDurableCommands_ARunPastMaxRunFolderStopsAndResumesWithALargerBudget(t *testing.T) {
+	runs := t.TempDir()
+	script := filepath.Join(t.TempDir(), "big.js")
+	if err := os.WriteFile(script, []byte(`export const meta = { name: 'big', description: 'agents with long prompts' }
+const out = []
+for (let i = 0; i < 8; i++) out.push((await agent('step ' + i + ' ' + 'x'.repeat(100000))).length)
+return out`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := inRuns(t, runs, script, "--max-run-folder", "1MiB")
+	o.wantCode(t, exitFailed)
+	res := o.result(t)
+	if res.ErrorCode != engine.CodeResourceLimit || !strings.Contains(res.Error, "size budget of 1 MiB") || !strings.Contains(res.Error, "--max-run-folder") {
+		t.Fatalf("the run past its budget: %+v", res)
+	}
+	again := inRuns(t, runs, "resume", res.RunID, "--max-run-folder", "16MiB")
+	again.wantCode(t, exitCompleted)
+	if r := again.result(t); r.Agents.Replayed == 0 || r.Agents.Replayed+r.Agents.Completed != 8 {
+		t.Fatalf("the resume with a larger budget: %+v", r.Agents)
+	}
+	inRuns(t, runs, script, "--max-run-folder", "lots").wantCode(t, exitUsage)
 }

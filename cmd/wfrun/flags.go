@@ -18,11 +18,13 @@ type options struct {
 
 	args, meta, request, parent string
 	provider, model             string
-	fakeRules, workflowsDir     string
+	fakeRules                   string
+	workflowsDirs               stringList // --workflows-dir, repeatable
 	maxAgents, concurrency      string
 	timeout, agentTimeout       string
 	budgetTokens                string
 	maxMemory                   string
+	maxRunFolder                string
 	isolate                     string
 	events                      string
 
@@ -61,6 +63,7 @@ type options struct {
 	maxRoundsN               int
 	budgetTokensN            int64
 	maxMemoryN               int64
+	maxRunFolderN            int64
 	timeoutD, agentTimeoutD  time.Duration
 }
 
@@ -186,13 +189,14 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.provider, "provider")
 	str(&o.model, "model")
 	str(&o.fakeRules, "fake-rules")
-	str(&o.workflowsDir, "workflows-dir")
+	fs.Var(&o.workflowsDirs, "workflows-dir", "")
 	str(&o.maxAgents, "max-agents")
 	str(&o.concurrency, "concurrency")
 	str(&o.timeout, "timeout")
 	str(&o.agentTimeout, "agent-timeout")
 	str(&o.budgetTokens, "budget-tokens")
 	str(&o.maxMemory, "max-memory")
+	str(&o.maxRunFolder, "max-run-folder")
 	str(&o.isolate, "isolate")
 	str(&o.events, "events")
 	str(&o.otlpEndpoint, "otlp-endpoint")
@@ -293,6 +297,9 @@ func (o *options) validate() error {
 	if o.maxMemoryN, err = byteSize("max-memory", o.maxMemory, "512MiB"); err != nil {
 		return err
 	}
+	if o.maxRunFolderN, err = byteSize("max-run-folder", o.maxRunFolder, "1GiB"); err != nil {
+		return err
+	}
 	switch o.isolate {
 	case "", "none", "process":
 	default:
@@ -323,6 +330,11 @@ func (o *options) validate() error {
 			return fmt.Errorf("--agents-dir is empty; give it a folder or leave it out")
 		}
 	}
+	for _, d := range o.workflowsDirs {
+		if strings.TrimSpace(d) == "" {
+			return fmt.Errorf("--workflows-dir is empty; give it a folder or leave it out")
+		}
+	}
 	return nil
 }
 
@@ -338,7 +350,7 @@ func (o *options) value(name string) string {
 	case "fake-rules":
 		return o.fakeRules
 	case "workflows-dir":
-		return o.workflowsDir
+		return strings.Join(o.workflowsDirs, ",")
 	case "request":
 		return o.request
 	case "events":

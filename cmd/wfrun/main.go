@@ -55,6 +55,12 @@ func runMain(args []string, e env) int {
 			return providersCommand(args[1:], e)
 		case "agents":
 			return agentsCommand(args[1:], e)
+		case "workflows":
+			return workflowsCommand(args[1:], e)
+		case "run":
+			// wfrun run NAME|SCRIPT.js: the same as wfrun NAME|SCRIPT.js,
+			// spelled as a verb (a saved workflow by name reads better so).
+			return runCommand(args[1:], e)
 		case "tool":
 			return toolCommand(args[1:], e)
 		case "mcp":

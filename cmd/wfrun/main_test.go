@@ -19,7 +19,7 @@ import (
 
 func TestMain(m *testing.M) {
 	engine.Init() // sandboxed tools re-execute this test binary as the helper
-	leaktest.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m, leaktest.StateDir())
 }
 
 // call describes one in-process invocation of wfrun.
@@ -66,7 +66,10 @@ func invoke(t *testing.T, c call) outcome {
 			if k == "WFRUN_RUNS_DIR" && runsDir != "" {
 				return runsDir
 			}
-			return c.environ[k]
+			if v, ok := c.environ[k]; ok || k != "WFRUN_STATE_DIR" {
+				return v
+			}
+			return os.Getenv(k) // the package's (TestMain): never the user's own
 		},
 		signals: c.signals,
 	})

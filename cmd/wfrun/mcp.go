@@ -96,10 +96,9 @@ func mcpCommand(args []string, e env) int {
 		notice(e, "serving MCP over streamable HTTP at http://%s/ (%s)", l.Addr(), auth)
 		go func() { served <- srv.ServeHTTP(ctx, l, token) }()
 	} else {
-		t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-		if rc, ok := e.stdin.(io.ReadCloser); ok {
-			t.Reader = rc
-		}
+		// A line that is not a message is answered, not the end of the
+		// session (mcpserver.LineTransport).
+		t := mcpserver.LineTransport(e.stdin, e.stdout)
 		go func() { served <- srv.Run(ctx, t) }()
 	}
 

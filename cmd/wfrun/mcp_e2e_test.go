@@ -15,9 +15,12 @@ import (
 // The end-to-end test of wfrun mcp with the official MCP TypeScript client
 // (@modelcontextprotocol/sdk, pinned in testdata/mcpclient and installed by
 // .ci/run with npm ci). testdata/mcpclient/e2e.mjs drives the real binary
-// over stdio and over streamable HTTP with a bearer token: it lists the
+// over stdio and over streamable HTTP with a bearer token: on stdio it
+// writes garbage lines to the server's stdin between two calls and sees
+// them answered and the session go on; on both it lists the
 // tools, calls workflow, gets a script error as isError naming the line,
-// receives progress notifications, aborts a call (and sees the run
+// receives progress notifications, sees a script's log lines in the
+// progress and at the end of the result, runs a saved workflow by name, aborts a call (and sees the run
 // cancelled in workflow_list), starts, waits for and cancels a background
 // run, and drives two continuable sub-agents: a follow-up sent during a
 // turn, an interrupt, a later send that wakes the interrupted one, the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/wfrun/wfrun/agentapi/acp"
@@ -31,8 +32,11 @@ type invocation struct {
 	// explicitProvider is true when --provider or the request named one.
 	explicitProvider bool
 	fakeRules        *fake.Rules
-	workflowsDir     string
-	providers        providerFlags
+	workflowsDirs    []string // --workflows-dir, in order
+	// savedName is the saved workflow the script argument names (wfrun
+	// NAME with no such file), resolved once the workspace is known.
+	savedName string
+	providers providerFlags
 	// personas are what agentType may name, for every provider of the run.
 	personas *persona.Set
 	// engineConfig, when set, adjusts the engine's Config (wfrun mcp and
@@ -85,6 +89,9 @@ func readInvocation(o *options, e env, steps ...func(*invocation, *options, *std
 		return nil, err
 	}
 	in.personas = in.providers.personas
+	if err := readSavedWorkflow(in, e); err != nil {
+		return nil, err
+	}
 	if in.tracing, err = tracingOf(o, e); err != nil {
 		return nil, err
 	}
@@ -147,10 +154,25 @@ func readRequest(in *invocation, o *options, stdin *stdinGuard) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in.req); err != nil {
 		return precheck(engine.CodeInvalidRequest,
-			"--request %s: not a WorkflowStartRequest (%v); write a JSON object with script, meta, args, subagentProvider, maxTotalAgents, parent, model, concurrency, timeoutMs, agentTimeoutMs, budgetTokens, maxMemoryBytes",
-			o.request, err)
+			"--request %s: not a WorkflowStartRequest (%v); write a JSON object with some of the fields %s",
+			o.request, err, strings.Join(requestFields(), ", "))
 	}
 	return nil
+}
+
+// requestFields are the JSON names of a request's fields, read from the
+// type so that the hint never falls behind it.
+func requestFields() []string {
+	t := reflect.TypeFor[engine.WorkflowStartRequest]()
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && name != "-" && name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // readScript reads the positional script file (or stdin for "-"); without
@@ -167,6 +189,10 @@ func readScript(in *invocation, o *options, stdin *stdinGuard) error {
 		in.scriptFile = in.req.ScriptName
 	case 1:
 		path := o.positional[0]
+		if isSavedWorkflowRef(path) {
+			in.savedName = path
+			return nil
+		}
 		src, err := stdin.readFile(path, "the script")
 		if err != nil {
 			return err
@@ -233,6 +259,9 @@ func applyRequestFlags(in *invocation, o *options, _ *stdinGuard) error {
 	if o.maxMemoryN > 0 {
 		in.req.MaxMemoryBytes = o.maxMemoryN
 	}
+	if o.maxRunFolderN > 0 {
+		in.req.MaxRunFolderBytes = o.maxRunFolderN
+	}
 	if o.isolate != "" {
 		in.req.Isolate = engine.Isolation(o.isolate)
 	}
@@ -269,20 +298,29 @@ func readFakeRules(in *invocation, o *options, stdin *stdinGuard) error {
 	return nil
 }
 
-// readWorkflowsDir checks that --workflows-dir is a folder.
+// readWorkflowsDir checks that every --workflows-dir is a folder.
 func readWorkflowsDir(in *invocation, o *options, _ *stdinGuard) error {
-	if o.workflowsDir == "" {
-		return nil
+	for _, dir := range o.workflowsDirs {
+		st, err := os.Stat(dir)
+		if err != nil {
+			return usagef("--workflows-dir: %v; name an existing folder of saved NAME.js workflows", err)
+		}
+		if !st.IsDir() {
+			return usagef("--workflows-dir: %s is a file; name the folder that holds the saved NAME.js workflows", dir)
+		}
+		in.workflowsDirs = append(in.workflowsDirs, dir)
 	}
-	st, err := os.Stat(o.workflowsDir)
-	if err != nil {
-		return usagef("--workflows-dir: %v; name an existing folder of saved NAME.js workflows", err)
-	}
-	if !st.IsDir() {
-		return usagef("--workflows-dir: %s is a file; name the folder that holds the saved NAME.js workflows", o.workflowsDir)
-	}
-	in.workflowsDir = o.workflowsDir
 	return nil
+}
+
+// workflowsConfig sets where the engine finds saved workflows: every
+// --workflows-dir, then the workspace's .claude/workflows and
+// .wfrun/workflows, then ~/.claude/workflows, as personas are found; and
+// the workspace that scriptPath resolves in.
+func workflowsConfig(cfg *engine.Config, in *invocation, e env) {
+	ws := in.providers.workspace.Root
+	cfg.WorkflowsDirs = engine.WorkflowSearchDirs(in.workflowsDirs, ws, e.getenv("HOME"))
+	cfg.Workspace = ws
 }
 
 // jsonValue reads a JSON|@FILE flag and checks that it is JSON.
@@ -331,12 +369,16 @@ func (g *stdinGuard) readFile(path, what string) ([]byte, error) {
 	if err != nil {
 		hint := ""
 		if errors.Is(err, os.ErrNotExist) && what == "the script" && filepath.Ext(path) == "" {
-			hint = " (the commands are check, providers, agents, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop, note, ui, worker and temporal; a script is a .js file)"
+			hint = commandsHint
 		}
 		return nil, usagef("cannot read %s: %v%s", what, pathError(err), hint)
 	}
 	return data, nil
 }
+
+// commandsHint follows a script argument that is neither a file nor a
+// command.
+const commandsHint = " (the commands are check, run, providers, agents, workflows, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop, note, ui, worker and temporal; a script is a .js file or the name of a saved workflow)"
 
 // pathError drops the Go operation name from an *os.PathError ("open x: no
 // such file" becomes "x: no such file").

@@ -12,7 +12,7 @@ import (
 )
 
 // defaultRunsDir is where the command line keeps its runs: a folder per
-// run, with the ledger beside it (.wfrun/ledger.db).
+// run, and the ledger in it (.wfrun/runs/ledger.db).
 const defaultRunsDir = ".wfrun/runs"
 
 // runsDirOf is --runs-dir, else $WFRUN_RUNS_DIR, else .wfrun/runs.

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wfrun/wfrun/internal/statedir"
 	"os"
 	"syscall"
 	"time"
 
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/fake"
+	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/internal/human"
@@ -107,6 +111,20 @@ func openEvents(path string, e env) (*sinks, func(), error) {
 	return &sinks{log: newEventLog(f)}, func() { f.Close() }, nil
 }
 
+// rehearsal is the fake provider of a command line: it rehearses in the
+// workspace the real providers would work in (--workspace, --sandbox), so
+// that a dry run refuses what a real run would (a worktree outside a
+// repository, an isolation no provider offers) and notes the tool names the
+// workspace does not offer. A workspace that cannot be opened rehearses
+// nothing; the real providers say why it cannot be used.
+func rehearsal(in *invocation) agentapi.Provider {
+	opts := fake.Options{Rules: in.fakeRules, Personas: in.personas}
+	if ws, err := workspace.New(in.providers.workspace); err == nil {
+		opts.Workspace = ws
+	}
+	return fake.New(opts)
+}
+
 // newEngine configures an engine for in. When the request names no
 // provider, the engine's default is chosen from the environment and, if
 // announce, a notice says which. withTools starts the MCP servers of
@@ -118,6 +136,7 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 	if err != nil {
 		return nil, func() {}, err
 	}
+	providers = append(providers, rehearsal(in))
 	def, why := defaultProvider(providers)
 	if announce && why != "" {
 		notice(e, "%s", why)
@@ -127,18 +146,27 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 		DefaultProvider: def,
 		FakeRules:       in.fakeRules,
 		Personas:        in.personas,
-		WorkflowsDir:    in.workflowsDir,
-		// The person at the shell may raise the budget: --max-memory is
-		// also the engine's ceiling.
-		MaxMemory: in.req.MaxMemoryBytes,
-		RunsDir:   in.runsDir,
+		// The person at the shell may raise the budgets: --max-memory and
+		// --max-run-folder are also the engine's ceilings.
+		MaxMemory:    in.req.MaxMemoryBytes,
+		MaxRunFolder: in.req.MaxRunFolderBytes,
+		RunsDir:      in.runsDir,
 	}
+	workflowsConfig(&cfg, in, e)
 	if n := len(in.personas.Errors()); n > 0 && announce {
 		notice(e, "%d persona %s could not be loaded and %s left out; run wfrun agents to see why",
 			n, human.Noun(n, "file", "files"), human.Noun(n, "is", "are"))
 	}
 	if s != nil {
 		cfg.Events = s.log.record
+	}
+	if in.runsDir != "" {
+		d, err := statedir.Dir(e.getenv)
+		if err != nil {
+			closeProviders()
+			return nil, func() {}, precheck(engine.CodeInvalidRequest, "%v", err)
+		}
+		cfg.StateDir = d
 	}
 	if v := e.getenv("WFRUN_HEARTBEAT"); v != "" && in.runsDir != "" {
 		// How often live runs renew their lease in the ledger; the lease is
@@ -167,6 +195,7 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 		stopTracing()
 		return nil, func() {}, err
 	}
+	announceRebuilt(e, eng)
 	return eng, func() { closeProviders(); stopTracing() }, nil
 }
 

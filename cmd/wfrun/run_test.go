@@ -54,7 +54,7 @@ func TestBadInvocationsExitTwoWithAMessageAndNoJSON(t *testing.T) {
 		{"flag without its value", []string{"testdata/hello.js", "--args"}, "--args needs a value"},
 		{"missing script", []string{"--provider", "fake"}, "no script given"},
 		{"unreadable script", []string{filepath.Join(dir, "absent.js")}, "cannot read the script"},
-		{"unknown command", []string{"run"}, "the commands are check, providers, agents, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop, note, ui, worker and temporal;"},
+		{"unknown command", []string{"frobnicate"}, "the commands are check, run, providers, agents, workflows, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop, note, ui, worker and temporal;"},
 		{"two scripts", []string{"testdata/hello.js", "testdata/throws.js"}, "one script at a time"},
 		{"args written as a second positional", []string{"testdata/hello.js", `{"who":"x"}`}, "--args '{\"who\":\"x\"}'"},
 		{"unreadable args file", []string{"testdata/hello.js", "--args", "@" + filepath.Join(dir, "absent.json")}, "cannot read --args @"},
@@ -410,6 +410,21 @@ func TestRequestFileFieldsAreOverriddenByExplicitFlags(t *testing.T) {
 	}
 	o = invoke(t, call{args: []string{"--request", "-"}, stdin: string(req)})
 	o.wantCode(t, exitCompleted)
+}
+
+func TestARequestFileWithAnUnknownFieldListsEveryField(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "request.json")
+	if err := os.WriteFile(path, []byte(`{"scirpt":"return 1"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := wfrun(t, "--request", path)
+	o.wantCode(t, exitFailed)
+	res := o.result(t)
+	for _, field := range []string{"script", "scriptName", "meta", "args", "isolate", "background", "resumeFromRunId", "maxMemoryBytes"} {
+		if !strings.Contains(res.Error, field) {
+			t.Errorf("the hint lacks %s: %s", field, res.Error)
+		}
+	}
 }
 
 func TestScriptFromStdin(t *testing.T) {

@@ -12,10 +12,11 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/internal/human"
+	"github.com/wfrun/wfrun/internal/statedir"
 )
 
 // The ledger commands: runs, show, stop and note read or change the run
-// ledger beside the runs folder, through an engine that runs nothing.
+// ledger in the runs folder, through an engine that runs nothing.
 
 // ledgerFlags are the flags the ledger commands share.
 type ledgerFlags struct {
@@ -75,11 +76,26 @@ func openLedgerEngine(f *ledgerFlags, e env) (*engine.Engine, error) {
 	if dir == "" {
 		dir = runsDirOf(&options{}, e)
 	}
-	eng, err := engine.New(engine.Config{RunsDir: dir})
+	state, err := statedir.Dir(e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.New(engine.Config{RunsDir: dir, StateDir: state})
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the run ledger of %s: %w", dir, err)
 	}
+	announceRebuilt(e, eng)
 	return eng, nil
+}
+
+// announceRebuilt says, once, that the engine found its ledger missing or
+// empty and rebuilt it from the run folders: the rows' timelines and the
+// continuable sub-agents it held are gone.
+func announceRebuilt(e env, eng *engine.Engine) {
+	if n := eng.Rebuilt(); n > 0 {
+		notice(e, "the ledger %s was missing or empty and was rebuilt from %d run %s; the runs' timelines before now are lost",
+			eng.Ledger().Path(), n, human.Noun(n, "folder", "folders"))
+	}
 }
 
 // runsCommand is `wfrun runs [--status S] [--name NAME] [--json]`: the
@@ -314,7 +330,7 @@ func stopCommand(args []string, e env) int {
 	l := eng.Ledger()
 	deadline := time.Now().Add(l.Lease() + time.Second)
 	for {
-		_, _ = l.Sweep()
+		_, _ = eng.SweepRuns()
 		r, err := l.Get(id)
 		if err != nil {
 			notice(e, "%v", err)

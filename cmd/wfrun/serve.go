@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
@@ -30,6 +29,7 @@ func loadToolInvocation(o *options, e env) (*invocation, error) {
 		cfg.Concurrency = req.Concurrency
 		cfg.BudgetTokens = req.BudgetTokens
 		cfg.MaxMemory = req.MaxMemoryBytes
+		cfg.MaxRunFolder = req.MaxRunFolderBytes
 		cfg.Isolate = req.Isolate
 		cfg.RunTimeout = time.Duration(req.TimeoutMs) * time.Millisecond
 		cfg.AgentTimeout = time.Duration(req.AgentTimeoutMs) * time.Millisecond
@@ -45,13 +45,6 @@ func authToken(o *options, e env) string {
 	}
 	return e.getenv("WFRUN_AUTH_TOKEN")
 }
-
-// nopWriteCloser is a writer whose Close does nothing: the MCP transport
-// closes its writer, and stdout stays the process's.
-type nopWriteCloser struct{ w io.Writer }
-
-func (n nopWriteCloser) Write(p []byte) (int, error) { return n.w.Write(p) }
-func (nopWriteCloser) Close() error                  { return nil }
 
 // serveUntilSignal waits for served, the end of a server that cancel
 // stops. The first signal cancels it (its runs are cancelled with it) and

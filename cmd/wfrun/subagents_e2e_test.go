@@ -137,7 +137,7 @@ func TestEndToEnd_SubagentsTakeFollowUpsAndInterruptsAndSurviveARestartOfTheServ
 	bin := buildWfrun(t)
 	dir := t.TempDir()
 	environ := []string{"PATH=" + os.Getenv("PATH"), "OPENAI_BASE_URL=" + baseURL, "OPENAI_API_KEY=mock",
-		"WFRUN_MODEL=gpt-4o-mini", "WFRUN_HEARTBEAT=100ms"}
+		"WFRUN_MODEL=gpt-4o-mini", "WFRUN_HEARTBEAT=100ms", "WFRUN_STATE_DIR=" + filepath.Join(dir, "state")}
 	args := []string{"--provider", "openai", "--runs-dir", filepath.Join(dir, "runs")}
 
 	first := startMCPProcess(t, bin, environ, args...)

@@ -23,7 +23,14 @@ func toolCommand(args []string, e env) int {
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	eng, err := engine.New(engine.Config{Personas: set})
+	// and the saved workflows it would list (the current folder's
+	// .claude/workflows, …).
+	ws, err := workspaceDir("")
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	eng, err := engine.New(engine.Config{Personas: set, Workspace: ws,
+		WorkflowsDirs: engine.WorkflowSearchDirs(nil, ws, e.getenv("HOME"))})
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}

@@ -26,6 +26,7 @@ func TestTheBinaryExportsItsRunToTheCollectorOfTheOTELVariables(t *testing.T) {
 	cmd := exec.Command(bin, "testdata/phased.js")
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
+		"WFRUN_STATE_DIR=" + t.TempDir(), // the run's key: never the user's state folder
 		"OTEL_EXPORTER_OTLP_ENDPOINT=" + col.Endpoint(),
 		"OTEL_SERVICE_NAME=wfrun-e2e",
 		"TRACEPARENT=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", // a traced parent started us

@@ -12,11 +12,15 @@ value, which wfrun prints as the run's result.
 
 Usage:
   wfrun SCRIPT.js [flags]         run a script; print its result JSON on stdout
+  wfrun [run] NAME [flags]        run the saved workflow NAME (when no file NAME exists)
   wfrun check SCRIPT.js [flags]   run every pre-check and execute nothing
   wfrun providers                 list the sub-agent providers and what they support
   wfrun agents [--agents-dir DIR]... [--workspace DIR] [--json]
                                   list the personas (agentType) found and the
                                   persona files that failed to load
+  wfrun workflows [--workflows-dir DIR]... [--workspace DIR] [--json]
+                                  list the saved workflows (workflow(name), wfrun NAME)
+                                  and the files that failed to load
   wfrun tool                      print the tools' definitions (workflow, agent, the
                                   background and sub-agent tools) as JSON
   wfrun mcp [flags]               serve the tools to MCP clients (stdio, or --http)
@@ -93,7 +97,9 @@ Sub-agents:
                            {"rules": [{"match": "^Audit", "reply": "…", "delayMs": 50,
                                        "fail": "…", "timeout": false,
                                        "usage": {"inputTokens": 10, "outputTokens": 5}}]}
-  --workflows-dir DIR    where workflow(name) finds saved workflows (NAME.js)
+  --workflows-dir DIR    where workflow(name) finds saved workflows (NAME.js) first;
+                         repeatable. Then WORKSPACE/.claude/workflows,
+                         WORKSPACE/.wfrun/workflows and ~/.claude/workflows
   --base-url URL         the OpenAI-compatible endpoint of the openai provider
                          (default OPENAI_BASE_URL, else api.openai.com with
                          OPENAI_API_KEY); its default model is --model or WFRUN_MODEL
@@ -146,6 +152,10 @@ Limits:
   --max-memory SIZE      the run's memory budget (default 256MiB; 512MiB, 1GiB, or
                          bytes): builtins that would allocate past it, and a script
                          that grows the heap past it, end the run with RESOURCE_LIMIT
+  --max-run-folder SIZE  the size budget of a kept run's folder, its events.jsonl and
+                         journal.jsonl together (default 256MiB); a run that would
+                         write past it ends with RESOURCE_LIMIT, and can be resumed
+                         with a larger budget
   --isolate MODE         process: run the script in a child process of its own, with an
                          OS memory limit and no file system, so that a script that
                          crashes or exhausts its VM ends only its run (a few ms per
@@ -164,9 +174,10 @@ Output:
 
 Runs folder:
   --runs-dir DIR         where runs are kept: a folder per run (request, script,
-                         events, journal, result) and the run ledger ledger.db in
-                         DIR's parent (default $WFRUN_RUNS_DIR, else .wfrun/runs,
-                         so .wfrun/ledger.db). Every agent is journaled before the
+                         events, journal, result) and the run ledger DIR/ledger.db
+                         (default $WFRUN_RUNS_DIR, else .wfrun/runs). The runs'
+                         keys are in $WFRUN_STATE_DIR (else ~/.local/state/wfrun),
+                         never in DIR. Every agent is journaled before the
                          script sees it; resume, retry and continue replay them.
                          resume takes --args; resume, retry and continue take the
                          provider and limit flags, which override the saved request
@@ -206,7 +217,9 @@ MCP server and parent agent (docs/tool.md):
 agents searches --agents-dir (repeatable, first), then WORKSPACE/.claude/agents,
 WORKSPACE/.wfrun/agents (WORKSPACE: --workspace, default the current folder) and
 ~/.claude/agents; the first file to define a name wins. It exits 1 when a file
-failed to load, after printing the listing.
+failed to load, after printing the listing. workflows searches saved workflows
+the same way: --workflows-dir, WORKSPACE/.claude/workflows,
+WORKSPACE/.wfrun/workflows, ~/.claude/workflows.
 
 check takes the same flags except --events and --otlp-endpoint, and prints
   {"ok":true,"meta":{…},"warnings":[…]}  or  {"ok":false,"errorCode":…,"error":…}
@@ -239,9 +252,11 @@ Examples:
 
 // shortUsage is printed when wfrun is run without arguments.
 const shortUsage = `usage: wfrun SCRIPT.js [flags]
+       wfrun [run] NAME [flags]
        wfrun check SCRIPT.js [flags]
        wfrun providers | tool
        wfrun agents [--agents-dir DIR]... [--workspace DIR] [--json]
+       wfrun workflows [--workflows-dir DIR]... [--workspace DIR] [--json]
        wfrun mcp [flags]
        wfrun agent "TASK" [flags]
        wfrun ralph "OBJECTIVE" [--max-rounds N] [flags]

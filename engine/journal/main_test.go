@@ -6,4 +6,4 @@ import (
 	"github.com/wfrun/wfrun/internal/leaktest"
 )
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m, leaktest.StateDir()) }

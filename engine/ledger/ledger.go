@@ -41,6 +41,7 @@ type Ledger struct {
 	path  string
 	lease time.Duration
 	now   func() time.Time
+	fresh bool // Open created the schema: the file was missing or empty
 }
 
 // Counts tallies how a run's children ended (the result's agents).
@@ -113,6 +114,7 @@ const (
 	KindStarted   Kind = "started"
 	KindFinished  Kind = "finished"
 	KindAbandoned Kind = "abandoned"
+	KindRebuilt   Kind = "rebuilt" // the row was rebuilt from the run's folder
 	KindStop      Kind = Kind(Stop)
 	KindRetry     Kind = Kind(Retry)
 	KindContinue  Kind = Kind(Continue)
@@ -151,6 +153,9 @@ func Open(path string, o Options) (*Ledger, error) {
 	l := &Ledger{db: db, path: path, lease: o.Lease, now: o.Now}
 	if err := l.setUp(); err != nil {
 		db.Close()
+		if notADatabase(err) {
+			return nil, fmt.Errorf("the ledger %s is not a SQLite database (%v: something overwrote it); wfrun does not replace it on its own. Move it aside (mv %s %s.damaged) and the next wfrun command rebuilds the ledger from the run folders", path, err, path, path)
+		}
 		return nil, fmt.Errorf("the ledger %s: %w", path, err)
 	}
 	if _, err := l.Sweep(); err != nil {
@@ -226,6 +231,8 @@ func (l *Ledger) migrateOne() (done bool, err error) {
 		return false, fmt.Errorf("its schema is version %d, newer than this wfrun's %d; use the wfrun that wrote it", version, len(migrations))
 	case version == len(migrations):
 		return true, nil
+	case version == 0:
+		l.fresh = true
 	}
 	if _, err := tx.Exec(migrations[version]); err != nil {
 		return false, fmt.Errorf("migration %d: %w", version+1, err)
@@ -298,15 +305,8 @@ func (l *Ledger) Sweep() (int, error) {
 			return err
 		}
 		for _, r := range runs {
-			if _, err := tx.Exec(`UPDATE runs SET status = ?, updated_ms = ? WHERE id = ?`, string(RunAbandoned), ms(now), r.id); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(`UPDATE children SET status = ?, updated_ms = ? WHERE run_id = ? AND status IN (?, ?)`,
-				string(ChildAbandoned), ms(now), r.id, string(ChildPending), string(ChildRunning)); err != nil {
-				return err
-			}
 			detail := fmt.Sprintf("its heartbeat lease expired at %s without the run settling: its process died", fromMs(r.lease).UTC().Format(time.RFC3339))
-			if err := appendEvent(tx, r.id, now, KindAbandoned, detail); err != nil {
+			if err := markAbandoned(tx, r.id, now, detail); err != nil {
 				return err
 			}
 		}

@@ -14,8 +14,9 @@
 // versions that have sessions (up to 2025-11-25).
 //
 // During a foreground call that carries a progress token the server sends
-// MCP progress notifications (phase, agents done/started, tokens), with a
-// progress value that grows by one per notification. Cancelling the call
+// MCP progress notifications (phase, agents done/started, tokens, the
+// latest log line), with a progress value that grows by one per
+// notification. Cancelling the call
 // (notifications/cancelled, or the client going away) cancels the call's
 // context, which cancels the run and its sub-agents. Every finished run's
 // full result is the resource wfrun://runs/<runId>/result (a resource
@@ -31,8 +32,10 @@
 // session with an owner of its own closes its children when it ends; with
 // Options.Owner they stay, for the next session.
 //
-// Transports: stdio (Server.Run with mcp.StdioTransport, the default of
-// wfrun mcp), and streamable HTTP (Server.Handler, ServeHTTP). CheckBind
+// Transports: stdio (Server.Run with LineTransport, the default of wfrun
+// mcp, which answers a line that is not a JSON-RPC message with a JSON-RPC
+// error instead of ending the session as the SDK's stdio transport does),
+// and streamable HTTP (Server.Handler, ServeHTTP). CheckBind
 // refuses to serve HTTP on anything but a loopback address without a
 // bearer token; with a token every request must carry it
 // (Authorization: Bearer TOKEN) or gets 401.

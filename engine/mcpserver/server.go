@@ -86,7 +86,7 @@ func New(eng *engine.Engine, opts Options) *Server {
 	// The definitions do not depend on the owner: take them from a set
 	// that never runs anything.
 	for _, def := range tool.New(eng, s.toolOptions("")).Definitions() {
-		s.mcp.AddTool(&mcp.Tool{Name: string(def.Name), Description: def.Description, InputSchema: def.InputSchema},
+		s.mcp.AddTool(&mcp.Tool{Name: string(def.Name), Description: def.Description, InputSchema: def.InputSchema, OutputSchema: outputSchema},
 			s.handler(def.Name))
 	}
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
@@ -184,11 +184,8 @@ func (s *Server) handler(name tool.Name) mcp.ToolHandler {
 			}
 		}
 		res := set.CallWithProgress(ctx, name, req.Params.Arguments, progress)
-		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, IsError: res.IsError}
-		if res.Structured != nil {
-			out.StructuredContent = res.Structured
-		}
-		return out, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, IsError: res.IsError,
+			StructuredContent: newStructured(res.Text, res.IsError, res.Structured)}, nil
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 
 func TestMain(m *testing.M) {
 	engine.Init() // isolated runs re-execute this test binary
-	leaktest.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m, leaktest.StateDir())
 }
 
 // rounds builds fake rules answering round n with handoffs[n-1].
@@ -78,6 +78,18 @@ func TestRalph_Endings(t *testing.T) {
 				t.Fatalf("last handoff %+v, want %+v", res.Handoff, last)
 			}
 		})
+	}
+}
+
+func TestRalph_AnOfflineDryRunCompletesInRoundOne(t *testing.T) {
+	// No rules: the fake answers the handoff schema with its example.
+	eng := enginetest.New(t, engine.Config{})
+	res, err := ralph.Run(context.Background(), eng, ralph.Options{Objective: "write the parts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ending != ralph.EndComplete || res.Rounds != 1 || res.Handoff == nil || len(res.Handoff.Evidence) == 0 {
+		t.Fatalf("result %+v, want complete after round 1", res)
 	}
 }
 

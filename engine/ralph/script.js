@@ -14,6 +14,9 @@ const HANDOFF = {
     blocker: { type: 'string' },
   },
   required: ['status', 'summary', 'evidence', 'nextSteps'],
+  // A finished handoff: what a round that met the objective answers (and
+  // what the offline fake provider answers, so that a dry run completes).
+  examples: [{ status: 'complete', summary: 'The objective is met.', evidence: ['what shows it: a file, a command and its output'], nextSteps: [] }],
 }
 
 // broken says which rule a handoff breaks, or null.

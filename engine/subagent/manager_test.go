@@ -20,7 +20,7 @@ import (
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m, leaktest.StateDir()) }
 
 // The fake's rules for these tests: "slow" turns take 300 ms, "linger"
 // turns a minute (they are interrupted or closed), "broken" turns fail.

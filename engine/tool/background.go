@@ -31,7 +31,7 @@ func (s *Set) status(_ context.Context, in RunIDInput, _ func(Progress)) Result 
 	if !ok {
 		return s.unknownRun(in.RunID)
 	}
-	return Result{Text: statusLine(info), Structured: info, RunID: info.RunID}
+	return Result{Text: statusLine(info) + logBlock(info.Logs), Structured: info, RunID: info.RunID}
 }
 
 // wait is workflow_wait: the result once the run is done, else its status
@@ -55,7 +55,7 @@ func (s *Set) wait(ctx context.Context, in WaitInput, progress func(Progress)) R
 		// snapshot taken on an event includes it.
 		defer s.watch(run.ID(), func(ev engine.Event) {
 			switch ev.Type {
-			case engine.EventPhase, engine.EventAgentStart, engine.EventAgentEnd:
+			case engine.EventPhase, engine.EventLog, engine.EventAgentStart, engine.EventAgentEnd:
 				report()
 			}
 		})()
@@ -65,7 +65,11 @@ func (s *Set) wait(ctx context.Context, in WaitInput, progress func(Progress)) R
 	defer timer.Stop()
 	select {
 	case <-run.Done():
-		return s.renderResult(run.Wait(), rendering{name: run.Meta().Name})
+		how := rendering{name: run.Meta().Name}
+		if info, ok := s.eng.Info(s.opts.Owner, run.ID()); ok {
+			how.logs = info.Logs
+		}
+		return s.renderResult(run.Wait(), how)
 	case <-timer.C:
 	case <-ctx.Done():
 	}
@@ -73,7 +77,7 @@ func (s *Set) wait(ctx context.Context, in WaitInput, progress func(Progress)) R
 	if !ok {
 		return s.unknownRun(in.RunID)
 	}
-	return Result{Text: statusLine(info) + fmt.Sprintf("\nStill running after waiting %s s; call workflow_wait again, or workflow_cancel to stop it.", seconds(in.TimeoutMs)),
+	return Result{Text: statusLine(info) + fmt.Sprintf("\nStill running after waiting %s s; call workflow_wait again, or workflow_cancel to stop it.", seconds(in.TimeoutMs)) + logBlock(info.Logs),
 		Structured: info, RunID: info.RunID}
 }
 
@@ -145,8 +149,11 @@ func statusLine(in engine.RunInfo) string {
 	if in.Phase != "" {
 		fmt.Fprintf(&b, "phase %s · ", in.Phase)
 	}
-	fmt.Fprintf(&b, "agents %d running, %d done, %d failed · %s tokens · %s s",
-		in.Agents.Running, in.Agents.Done, in.Agents.Failed, human.Count(in.Usage.InputTokens+in.Usage.OutputTokens), seconds(in.ElapsedMs))
+	fmt.Fprintf(&b, "agents %d running, %d done, %d failed", in.Agents.Running, in.Agents.Done, in.Agents.Failed)
+	if in.Agents.Cancelled > 0 {
+		fmt.Fprintf(&b, ", %d cancelled", in.Agents.Cancelled)
+	}
+	fmt.Fprintf(&b, " · %s tokens · %s s", human.Count(in.Usage.InputTokens+in.Usage.OutputTokens), seconds(in.ElapsedMs))
 	if in.Error != "" && (in.Status == engine.RunFailed || in.Status == engine.RunAbandoned) {
 		b.WriteString(" · " + in.Error)
 	}

@@ -168,3 +168,26 @@ func TestWait_ReportsProgressOfTheRunItWaitsFor(t *testing.T) {
 		t.Fatalf("last report %+v", last)
 	}
 }
+
+func TestBackground_AfterACancelStatusAndWaitCountTheSameAgents(t *testing.T) {
+	s, _ := newSet(t, slowRules, tool.Options{})
+	// 32 agents, 16 slots: half are still queued when the cancel lands.
+	id := startBackground(t, s, "export const meta = { name: 'many', description: 'more agents than slots' }\n"+
+		"return await parallel(Array.from({ length: 32 }, (_, i) => () => agent('slow ' + i)))")
+	for {
+		in := info(t, call(t, s, tool.WorkflowWait, map[string]any{"runId": id, "timeoutMs": 20}))
+		if in.Agents.Running == 16 {
+			break
+		}
+	}
+	call(t, s, tool.WorkflowCancel, map[string]string{"runId": id})
+	st := info(t, call(t, s, tool.WorkflowStatus, map[string]string{"runId": id}))
+	out := output(t, call(t, s, tool.WorkflowWait, map[string]any{"runId": id}))
+	a := out.Agents
+	if st.Agents.Running != 0 || st.Agents.Done != a.Completed+a.Replayed || st.Agents.Failed != a.Failed+a.TimedOut || st.Agents.Cancelled != a.Cancelled {
+		t.Fatalf("status counts %+v, wait counts %+v", st.Agents, a)
+	}
+	if a.Cancelled != 32 {
+		t.Fatalf("wait counts %+v, want 32 cancelled", a)
+	}
+}

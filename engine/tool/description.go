@@ -8,7 +8,14 @@ import (
 
 // MaxDescriptionChars is the most the workflow tool's description may
 // grow to, personas included; a test holds it to that.
-const MaxDescriptionChars = 8000
+const MaxDescriptionChars = 10000
+
+// EssentialChars is how much of the workflow tool's description every
+// client shows: Claude Code cuts an MCP tool's description there (its
+// default CLAUDE_CODE_MAX_MCP_DESCRIPTION_LENGTH). Everything a model needs
+// to write a correct script — what is absent, the one complete example, the
+// result, and the personas by name — comes before it; the details follow.
+const EssentialChars = 4096
 
 // Persona is one sub-agent persona a host offers: its agentType name and
 // its one-line description. Hosts fill it from their persona files.
@@ -20,66 +27,107 @@ type Persona struct {
 // maxPersonaChars bounds one persona's line in the descriptions.
 const maxPersonaChars = 160
 
-// workflowManual is the workflow tool's description before the persona
-// list. Every fenced js block in it is a complete script that a test
-// runs through the tool as written.
-const workflowManual = "Run a workflow: a short JavaScript program that hands tasks to sub-agents and returns one JSON value. " +
-	"You write the script; wfrun runs it in a sandbox, starts every sub-agent (a fresh model with its own context and tools) and gives you the result.\n" +
+// workflowEssentials is the workflow tool's description up to the persona
+// names: with them it fits in EssentialChars. Every fenced js block of the
+// description is a complete script that a test runs through the tool as
+// written.
+const workflowEssentials = "Run a workflow: a short JavaScript program that hands tasks to sub-agents (fresh models with their own context and tools) and returns one JSON value. " +
+	"Use it for many similar tasks, a panel of independent opinions, or stages that feed each other; loops and fan-out cost you no turns. For one delegated task use the agent tool.\n" +
 	`
-WHEN TO USE IT
-- Many similar tasks (one agent per file, item or angle), independent opinions (a panel that votes), or stages that feed each other (find, then verify each finding). Loops, fan-out and filtering run in the script, so they cost you no turns and no context.
-- One delegated task is not a workflow: use the agent tool. Do small work yourself.
-
-THE SCRIPT
-Plain JavaScript, not TypeScript. The body runs as an async function: top-level await and return work, and the returned value, as JSON, is the result. Begin with meta as a pure literal (no variables, calls or spreads):
-  export const meta = { name: 'audit-handlers', description: 'Audit each handler, then verify the findings' }
-or pass that object as the meta parameter instead. name: 1-64 letters, digits, '-', '_', '.'; description: required. Optional: whenToUse, model, phases: [{title, detail?, model?}]. No meta anywhere is META_INVALID.
-
-GLOBALS
-- agent(prompt, opts?) starts one sub-agent. It resolves to the final text, or with opts.schema to the validated object, and to null when the sub-agent fails, times out or is cancelled: handle null (list.filter(Boolean), answer ?? fallback). A sub-agent sees only its prompt, so put every fact it needs there.
-  Options: label, phase, schema, model, effort, agentType, tools (names; narrows, never widens), maxTurns, timeoutMs, isolation. A key set to undefined counts as absent. An unknown option, or one the provider cannot honour, ends the run (UNSUPPORTED_OPTION): it is never silently ignored.
-  Object form: agent({prompt, ...opts}) resolves to {result, status, agentId, label, usage, error?, failure?}, never null; result is null unless status is 'completed'.
-- parallel(thunks) calls zero-argument functions at once and resolves to their values in order; a thunk that throws gives null. Pass functions, not promises: parallel(items.map(x => () => agent(...))). Promise.all works too, but one throw rejects all of it.
-- pipeline(items, ...stages) sends each item through the stages on its own, with no barrier between stages. A stage gets (prev, item, index); stage one's prev is the item. A stage that throws drops that item to null. Prefer it to awaiting a whole stage before starting the next: a slow item no longer holds back the others. Inside a pipeline pass phase as an agent() option rather than calling phase().
-- phase(title) starts a phase (progress, and the default phase of later agents). log(...values) writes a progress line; console.log is the same.
-- args is the args parameter, verbatim (undefined when absent): const topic = args?.topic ?? 'a default'.
-- budget: {total, spent(), remaining()} in tokens; total is null without budgetTokens. Check budget.remaining() before each new round of work.
-- workflow(name, args?) runs a saved workflow inline, if the host has a workflows folder; one level deep.
-
-SCHEMAS
-schema is a JSON Schema whose root is an object; wrap a list in a property: {type: 'object', properties: {items: {type: 'array', items: {type: 'string'}}}, required: ['items']}. Every answer is validated; one that does not match makes that sub-agent fail, so you get null.
-
-FATAL ERRORS AND FAILURES
-A sub-agent's failure is data (null); the run goes on. Misuse and tripped limits end the whole run, even inside try/catch, with a code: INVALID_ARGUMENT (a wrong argument), UNSUPPORTED_OPTION, UNSUPPORTED_SCHEMA, AGENT_CAP (more agent() calls than maxTotalAgents, default 1000), ITEM_CAP (more than 4096 items in one parallel or pipeline), BUDGET_EXHAUSTED, NESTING, RESOURCE_LIMIT (recursion too deep, a result over 16 MiB of JSON, the script holding more than 256 MiB). An uncaught throw is SCRIPT_ERROR; awaiting something that never settles is SCRIPT_STALLED; the deadline (timeoutMs, default one hour) is TIMEOUT. Syntax errors (SCRIPT_PARSE) and meta errors (META_INVALID) are found before anything runs. The error names the code, the cause and the line: fix that line and call workflow again. A failed run returns no value, never partial output. By default at most 16 sub-agents run at once; further calls wait their turn.
-
-ABSENT ON PURPOSE
-No require or import, no files, network, process or environment: ask a sub-agent to do I/O, or pass data in args. No timers: await agent results. Date.now(), new Date() and Math.random() throw, because a run must replay identically: pass the time or a seed in args (new Date(args.now) works). No eval or new Function.
+ESSENTIALS
+- Plain JavaScript, not TypeScript, run as the body of an async function: top-level await works, and the value you return (as JSON) is the result. Begin with meta as a pure literal: export const meta = { name: 'audit-handlers', description: 'what it does' } (name: letters, digits, - _ .), or pass that object as the meta parameter.
+- agent(prompt, opts?) starts one sub-agent and resolves to its final text, or with opts.schema (a JSON Schema whose root is an object) to the validated object; to null when it fails, times out or is cancelled: handle null. A sub-agent sees only its prompt: put every fact it needs there.
+- parallel(items.map(x => () => agent(...))) runs the thunks at once and resolves to their values in order (a throw gives null). pipeline(items, stage1, stage2, ...) sends each item through the stages with no barrier; a stage gets (prev, item, index). phase(title) and log(...values) report progress. args is the args parameter. budget.remaining() is the tokens left.
+- ABSENT ON PURPOSE: Date.now(), new Date() without an argument and Math.random(), because a run must replay identically: pass the time or a seed in args. No require or import, files, network, process, timers or eval: ask a sub-agent to do I/O. A script that uses them is refused before it runs, with every such line named.
+- Misuse and limits end the whole run, even inside try/catch, with a code and the line: fix that line and call workflow again. A sub-agent's failure is only null; the run goes on.
 
 EXAMPLE (args: {"change": "cache sessions in Redis"})
 ` + "```js" + `
-export const meta = { name: 'review-panel', description: 'Three reviewers vote on a change, then one writes the verdict' }
+export const meta = { name: 'review-panel', description: 'Reviewers vote on a change, then one writes the verdict' }
 const VOTE = { type: 'object', properties: { approve: { type: 'boolean' }, reason: { type: 'string' } }, required: ['approve', 'reason'] }
 const change = args?.change ?? 'cache sessions in Redis'
 phase('Review')
 const votes = await parallel(['security', 'operations', 'cost'].map(role => () =>
-  agent(` + "`You are the ${role} reviewer. Should we ship this change: ${change}? Answer with your vote and one reason.`" + `, { label: role, schema: VOTE })))
+  agent(` + "`You are the ${role} reviewer. Should we ship: ${change}? Vote, with one reason.`" + `, { label: role, schema: VOTE })))
 const cast = votes.filter(Boolean)
 phase('Verdict')
 const verdict = await agent(` + "`Write a two-sentence verdict on \"${change}\" from these votes: ${JSON.stringify(cast)}`" + `)
 return { approved: cast.filter(v => v.approve).length * 2 > cast.length, votes: cast.length, verdict }
 ` + "```" + `
 
-PARAMETERS AND RESULT
-script (required), meta, args, maxTotalAgents, budgetTokens, timeoutMs, background, resumeFromRunId. The result is the line: workflow "NAME" completed (N agents, T tokens, D s), then the value as JSON; a long value is cut, with a notice that names where the whole value is. A run that did not complete is an error naming its code, sentence and line. When the host keeps runs, the error says so: call workflow again with resumeFromRunId and the script (fixed, if it was wrong), and the unchanged agent() calls that had finished return their journaled answers at no cost; the first changed, failed or unfinished call and all after it run again. With background: true you get {runId} at once; then workflow_wait returns the result, workflow_status the progress, workflow_cancel stops it and workflow_list shows your runs.
+RESULT
+Parameters: one of script, scriptPath (a .js file of the workspace) or name (a saved workflow); scriptPath wins over script, script over name. Then meta, args, maxTotalAgents, budgetTokens, timeoutMs, background, resumeFromRunId. To iterate, write the script to a file of the workspace and pass scriptPath: edit the file and call workflow again with the same scriptPath. You get the line workflow "NAME" completed (N agents, T tokens, D s), the script's file, then the value as JSON; a long value is cut, with a notice naming the resource that holds it whole. The run's last log lines end the result. A run that did not complete is an error naming its code, sentence and line, never partial output; where the host keeps runs, call again with resumeFromRunId and the fixed script, and the agents that had finished answer from the journal for free. background: true returns {runId} at once; workflow_wait, workflow_status and workflow_cancel follow it.
+`
+
+// workflowDetails follows the essentials and the persona names: the
+// reference a model reads when it needs more.
+const workflowDetails = `
+DETAILS
+agent() options: label (or description), phase, schema, model, effort (low, medium, high or xhigh; max means xhigh), agentType (or persona: a persona named below), tools (names that narrow the sub-agent's tools, never widen them: Read, Write, Edit, Glob, Grep, Bash, TodoWrite and the host's MCP tools, named mcp__SERVER__TOOL; a read-only host has no Write or Edit), maxTurns, timeoutMs, isolation ('worktree': the sub-agent works in a git worktree of its own, and its changes come back on a branch). A key set to undefined counts as absent. An unknown option, or one the provider cannot honour, ends the run with UNSUPPORTED_OPTION: it is never silently ignored.
+Object form: agent({prompt, ...opts}) never resolves to null but to {result, status, agentId, label, usage, error?, failure?}: status is 'completed', 'failed', 'timed_out' or 'cancelled'; result is null unless completed; usage is {inputTokens, outputTokens, costUSD}; error is a sentence for a person, failure the kind: upstream_unavailable, rate_limited, context_length, timeout, invalid_output (the answer did not match the schema), max_turns, task_failed or cancelled.
+parallel vs Promise.all: Promise.all works too, but one throw rejects all of it. Pass functions to parallel, not promises. Prefer pipeline to awaiting a whole stage before starting the next: a slow item no longer holds back the others; inside a pipeline pass phase as an agent() option rather than calling phase(). log() lines are progress: the caller sees the latest ones. console.log is log.
+budget: {total, spent(), remaining()} in tokens; without budgetTokens total is null and remaining() is Infinity. The check comes before each agent starts, so a run can end a little over its budget (512 used of 500): check budget.remaining() before each new round.
+workflow(name, args?) runs a saved workflow inline (the saved workflows are listed at the end); workflow({scriptPath: 'flows/x.js'}, args?) runs a .js file of the workspace. One level deep.
+Schemas: wrap a list in a property: {type: 'object', properties: {items: {type: 'array', items: {type: 'string'}}}, required: ['items']}. An answer that does not match makes that sub-agent fail, so you get null.
+Codes that end a run: INVALID_ARGUMENT (a wrong argument), UNSUPPORTED_OPTION, UNSUPPORTED_SCHEMA, AGENT_CAP (more agent() calls than maxTotalAgents, default 1000), ITEM_CAP (more than 4096 items in one parallel or pipeline), BUDGET_EXHAUSTED, NESTING, RESOURCE_LIMIT (recursion too deep, a result over 16 MiB of JSON, the script holding more than 256 MiB), SCRIPT_ERROR (an uncaught throw), SCRIPT_STALLED (awaiting something that never settles), TIMEOUT (the deadline: timeoutMs, default one hour). SCRIPT_PARSE and META_INVALID are found before anything runs. At most 16 sub-agents run at once by default; further calls wait their turn.
 `
 
 // agentManual is the agent tool's description before the persona list.
 const agentManual = `Delegate one task to a sub-agent: a fresh model with its own context and tools that works until it has an answer. It sees nothing but the prompt, so include every fact, file name and constraint it needs. The result is its final text, or with schema (a JSON Schema with an object root) the validated object. A sub-agent that fails comes back as an error naming the failure: upstream_unavailable, rate_limited, context_length, timeout, invalid_output, max_turns, task_failed or cancelled. For many tasks, or steps that feed each other, write a workflow instead.`
 
-// workflowDescription is the workflow tool's description for personas.
-func workflowDescription(personas []Persona) string {
-	return workflowManual + personaSection(personas, "use them as the agentType option of agent()",
-		MaxDescriptionChars-utf8.RuneCountInString(workflowManual))
+// SavedWorkflow is one saved workflow a host offers by name: the workflow
+// tool's name parameter and a script's workflow(name).
+type SavedWorkflow struct {
+	Name        string
+	Description string
+}
+
+// maxSavedChars bounds the saved workflows' section at the end of the
+// description, so that a folder of many workflows leaves room for the
+// personas.
+const maxSavedChars = 2000
+
+// workflowDescription is the workflow tool's description for personas
+// and saved workflows: the essentials, the personas and the saved
+// workflows by name, the details, each persona with its description while
+// there is room, and last each saved workflow with its description.
+func workflowDescription(personas []Persona, saved []SavedWorkflow) string {
+	list := make([]Persona, len(saved))
+	for i, w := range saved {
+		list[i] = Persona(w)
+	}
+	head := workflowEssentials + personaNames(personas, "PERSONAS (agentType; described at the end): ", EssentialChars-utf8.RuneCountInString(workflowEssentials))
+	head += personaNames(list, "SAVED WORKFLOWS (name; described at the end): ", EssentialChars-utf8.RuneCountInString(head))
+	body := head + workflowDetails
+	room := MaxDescriptionChars - utf8.RuneCountInString(body)
+	workflows := ""
+	if len(list) > 0 {
+		workflows = personaSection(list, "run one with the name parameter, or with workflow(name) in a script", min(maxSavedChars, room/2))
+		workflows = strings.Replace(workflows, "SUB-AGENT PERSONAS", "SAVED WORKFLOWS", 1)
+	}
+	return body + personaSection(personas, "use them as the agentType option of agent()",
+		room-utf8.RuneCountInString(workflows)) + workflows
+}
+
+// personaNames is the short list of the personas (or saved workflows)
+// that fits in room characters after head: their names, or as many as fit
+// and a count of the rest.
+func personaNames(personas []Persona, head string, room int) string {
+	if len(personas) == 0 {
+		return ""
+	}
+	const tail = "\n"
+	line := head + names(personas) + tail
+	if utf8.RuneCountInString(line) <= room {
+		return line
+	}
+	for n := len(personas) - 1; n > 0; n-- {
+		line = head + names(personas[:n]) + fmt.Sprintf(" and %d more", len(personas)-n) + tail
+		if utf8.RuneCountInString(line) <= room {
+			return line
+		}
+	}
+	return ""
 }
 
 // agentDescription is the agent tool's description for personas.

@@ -5,18 +5,26 @@
 //
 // Everything a model sees here is product surface: the descriptions
 // (description.go, the authoring manual of the workflow tool, at most
-// MaxDescriptionChars, with the host's personas listed when it has some),
+// MaxDescriptionChars, ending with the host's personas and then its saved
+// workflows when it has some),
 // the input schemas (generated from the Go input types with
 // invopop/jsonschema, a description on every field, unknown fields refused
 // with a sentence naming them), and the results:
 //
 //   - a completed run is the line `workflow "NAME" completed (N agents, T
-//     tokens, D s)` followed by its value as JSON, cut at MaxResultChars with
-//     a notice naming the resource wfrun://runs/<runId>/result;
+//     tokens, D s)`, the script's file when it has one, then its value as
+//     JSON, cut at MaxResultChars with a notice naming the resource
+//     wfrun://runs/<runId>/result;
 //   - a run that did not complete is an error (Result.IsError) naming the
 //     code, the sentence, the line and column with the line itself, and how
 //     many sub-agents had completed; a failed run is never shown as a
-//     success with partial output.
+//     success with partial output;
+//   - both end with the run's last log lines (engine.LogTail: 20 lines,
+//     2 KiB), which workflow_status and workflow_wait show too.
+//
+// The workflow tool takes its script as Claude Code's Workflow tool does:
+// scriptPath (a file of the engine's workspace), script, or name (a saved
+// workflow), in that order of precedence.
 //
 // A Set binds the tools to one engine and one owner (the request's Parent).
 // Every run the set starts belongs to that owner, and the background tools

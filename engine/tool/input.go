@@ -23,7 +23,9 @@ const (
 
 // WorkflowInput is the input of the workflow tool.
 type WorkflowInput struct {
-	Script          string          `json:"script" jsonschema_description:"The workflow's JavaScript source. Start it with export const meta = { name, description } unless you pass meta."`
+	Script          string          `json:"script,omitempty" jsonschema_description:"The workflow's JavaScript source. Start it with export const meta = { name, description } unless you pass meta. One of script, scriptPath and name is required."`
+	ScriptPath      string          `json:"scriptPath,omitempty" jsonschema_description:"A .js file in the workspace (relative to it) to run instead of script: write the script to a file, run it, edit the file and call again. Wins over script and name."`
+	Name            string          `json:"name,omitempty" jsonschema_description:"The name of a saved workflow to run (see the list at the end of this description); script and scriptPath win over it."`
 	Meta            json.RawMessage `json:"meta,omitempty" jsonschema_description:"The workflow's meta as data, for a script without export const meta: {name, description, whenToUse?, model?, phases?}. If both are given they must be equal."`
 	Args            json.RawMessage `json:"args,omitempty" jsonschema_description:"Any JSON value; the script reads it as the global args, verbatim."`
 	MaxTotalAgents  int             `json:"maxTotalAgents,omitempty" jsonschema:"minimum=0" jsonschema_description:"The most agent() calls the run may make (default and ceiling 1000); one more is fatal (AGENT_CAP). 0 means the default."`
@@ -119,6 +121,7 @@ func decode(tool Name, input json.RawMessage, v any) error {
 	if len(input) == 0 || string(input) == "null" {
 		input = []byte("{}")
 	}
+	input = dropClientFields(input)
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -147,6 +150,40 @@ func decode(tool Name, input json.RawMessage, v any) error {
 		return errorf(engine.CodeInvalidRequest, "the %s tool's input is not valid JSON: it ends in the middle of a value; send one complete JSON object", tool)
 	}
 	return errorf(engine.CodeInvalidRequest, "the %s tool's input is not a JSON object of %s: %v", tool, listAnd(fields), err)
+}
+
+// ClientFields are the fields that known MCP clients add to every tool's
+// input schema on their own, and send along when the model uses them. Every
+// tool accepts and ignores them; any other unknown field is still refused,
+// so a typo keeps its sentence.
+var ClientFields = map[string]string{
+	"wait_for_previous": "Gemini CLI adds it to every tool, to order a model's parallel calls",
+}
+
+// dropClientFields returns input without the top-level ClientFields. Input
+// that is not a JSON object, or has none of them, is returned as it is.
+func dropClientFields(input []byte) []byte {
+	found := false
+	for name := range ClientFields {
+		if bytes.Contains(input, []byte(`"`+name+`"`)) {
+			found = true
+		}
+	}
+	if !found {
+		return input
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(input, &obj) != nil {
+		return input
+	}
+	for name := range ClientFields {
+		delete(obj, name)
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return input
+	}
+	return out
 }
 
 // waitTimeout is the wait a tool's timeoutMs asks for: DefaultWaitMs when

@@ -14,7 +14,7 @@ import (
 
 func TestMain(m *testing.M) {
 	engine.Init() // isolated runs and sandboxed tools re-execute this test binary
-	leaktest.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m, leaktest.StateDir())
 }
 
 // streams records every run's events by run id, for tests that look at

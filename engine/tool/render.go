@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/journal"
 	"github.com/wfrun/wfrun/internal/human"
 )
 
@@ -20,11 +22,15 @@ type Output struct {
 	ValueCut *Cut `json:"valueCut,omitempty"`
 }
 
-// Cut says that a value was too long to show whole.
+// Cut says that a value was too long to show whole. It carries the part
+// the text shows and the text's notice too, for clients that show a model
+// the structured content instead of the text.
 type Cut struct {
 	Chars    int    `json:"chars"`    // the whole value's length, in characters of its indented JSON
 	Shown    int    `json:"shown"`    // how many of them the text shows
 	Resource string `json:"resource"` // where the whole value is: wfrun://runs/<runId>/result
+	Notice   string `json:"notice"`   // the text's sentence saying so, and how to read the rest
+	Prefix   string `json:"prefix"`   // the first Shown characters of the indented JSON
 }
 
 // ErrorOutput is the structured content of a call refused before any run
@@ -57,15 +63,57 @@ type rendering struct {
 	// resumable says the engine keeps runs, so a run that did not complete
 	// can be resumed with resumeFromRunId.
 	resumable bool
+	// file is the script's file (scriptPath, or a saved workflow's), ""
+	// for an inline script.
+	file string
+	// logs are the run's last log lines, which end the result.
+	logs []string
 }
 
 // renderResult renders a settled run (or a refused one) as a tool result.
 func (s *Set) renderResult(res engine.WorkflowResult, how rendering) Result {
 	if res.StopReason == engine.StopCompleted {
-		return s.renderCompleted(res, how.name)
+		r := s.renderCompleted(res, how.name)
+		// The script's file goes under the header line, so that the value
+		// still ends the text when the run logged nothing.
+		if line := s.scriptLine(res.RunID, how); line != "" {
+			header, value, _ := strings.Cut(r.Text, "\n")
+			r.Text = header + line + value
+		}
+		r.Text += logBlock(how.logs)
+		return r
 	}
 	how.resumable = !how.precheck && s.eng.RunsDir() != ""
-	return Result{Text: failureText(res, how), IsError: true, Structured: Output{WorkflowResult: res}, RunID: res.RunID}
+	text := failureText(res, how) + s.scriptLine(res.RunID, how) + logBlock(how.logs)
+	return Result{Text: text, IsError: true, Structured: Output{WorkflowResult: res}, RunID: res.RunID}
+}
+
+// scriptLine names the file the run's script is in, so that a model that
+// iterates edits it and calls again: the scriptPath or saved workflow it
+// came from, or, for an inline script of a host that keeps runs, the copy
+// in the run's folder.
+func (s *Set) scriptLine(runID string, how rendering) string {
+	switch {
+	case how.file != "":
+		return fmt.Sprintf("\nScript: %s (edit it and call workflow again with scriptPath to run the new version)\n", how.file)
+	case runID != "" && s.eng.RunsDir() != "" && how.script != "":
+		return fmt.Sprintf("\nScript saved as %s (to iterate, write your script to a file of the workspace, edit it there and call workflow with scriptPath)\n",
+			filepath.Join(s.eng.RunsDir(), runID, journal.ScriptFile))
+	}
+	return ""
+}
+
+// logBlock renders a run's last log lines, or "" when it logged none.
+func logBlock(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nLast log lines (at most %d lines, %d bytes):\n", engine.MaxLogLines, engine.MaxLogBytes)
+	for _, l := range lines {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
 }
 
 // renderCompleted is the header line and the (capped) value.
@@ -97,10 +145,10 @@ func (s *Set) capValue(value json.RawMessage, runID string) (string, *Cut) {
 	if n <= limit {
 		return text, nil
 	}
-	cut := &Cut{Chars: n, Shown: limit, Resource: ResultURI(runID)}
-	shown := string([]rune(text)[:limit])
-	return shown + fmt.Sprintf("\n… [value cut: it is %d characters and this shows the first %d. The whole value is the resource %s (read it with MCP resources/read).]",
-		n, limit, cut.Resource), cut
+	cut := &Cut{Chars: n, Shown: limit, Resource: ResultURI(runID), Prefix: string([]rune(text)[:limit])}
+	cut.Notice = fmt.Sprintf("[value cut: it is %d characters and this shows the first %d. The whole value is the resource %s (read it with MCP resources/read).]",
+		n, limit, cut.Resource)
+	return cut.Prefix + "\n… " + cut.Notice, cut
 }
 
 // failureText says what stopped the run, where, and what had been done.

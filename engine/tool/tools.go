@@ -42,6 +42,11 @@ type Options struct {
 	// Personas are listed in the workflow and agent tools' descriptions as
 	// the agentType names the host's provider knows.
 	Personas []Persona
+	// SavedWorkflows end the workflow tool's description: the names its
+	// name parameter (and a script's workflow(name)) may use. nil lists
+	// the engine's (Engine.SavedWorkflows) as they are when New is called;
+	// an empty, non-nil list lists none.
+	SavedWorkflows []SavedWorkflow
 	// MaxResultChars caps the value shown in a result's text; 0 means
 	// DefaultMaxResultChars.
 	MaxResultChars int
@@ -96,6 +101,8 @@ type Progress struct {
 	Done    int    `json:"done"`   // agents that completed
 	Failed  int    `json:"failed"` // agents that failed, timed out or were cancelled
 	Tokens  int64  `json:"tokens"`
+	// Log is the latest line the script logged (log(), console.*).
+	Log string `json:"log,omitempty"`
 	// Step counts the reports of this call: 1, 2, 3, … (MCP wants a
 	// progress value that only grows).
 	Step int `json:"step"`
@@ -105,14 +112,19 @@ type Progress struct {
 func (p Progress) Started() int { return p.Running + p.Done + p.Failed }
 
 // Message renders the progress on one line, e.g.
-// "Review · agents 5/8 done, 3 running, 0 failed · 12.3k tokens".
+// "Review · agents 5/8 done, 3 running, 0 failed · 12.3k tokens · log: checked 40 files",
+// the log part when the script has logged a line.
 func (p Progress) Message() string {
 	title := p.Phase
 	if title == "" {
 		title = p.Name
 	}
-	return fmt.Sprintf("%s · agents %d/%d done, %d running, %d failed · %s tokens",
+	m := fmt.Sprintf("%s · agents %d/%d done, %d running, %d failed · %s tokens",
 		title, p.Done+p.Failed, p.Started(), p.Running, p.Failed, human.Count(p.Tokens))
+	if p.Log != "" {
+		m += " · log: " + p.Log
+	}
+	return m
 }
 
 // Set is the tools, bound to one engine and one owner. It is safe for
@@ -171,7 +183,7 @@ func New(eng *engine.Engine, opts Options) *Set {
 	}
 	s := &Set{eng: eng, opts: opts, watchers: map[string]map[int]func(engine.Event){}, started: map[string]*engine.Run{}}
 	s.tools = []*Tool{
-		newTool(Workflow, workflowDescription(opts.Personas), s.workflow),
+		newTool(Workflow, workflowDescription(opts.Personas, savedWorkflows(eng, opts.SavedWorkflows)), s.workflow),
 		newTool(Agent, agentDescription(opts.Personas), s.agent),
 		newTool(WorkflowStatus, statusDescription, s.status),
 		newTool(WorkflowWait, waitDescription, s.wait),
@@ -183,6 +195,18 @@ func New(eng *engine.Engine, opts Options) *Set {
 		s.tools = append(s.tools, subagentTools{m: opts.Subagents, caller: subagent.Caller{Owner: opts.Owner}}.defs()...)
 	}
 	return s
+}
+
+// savedWorkflows is the saved workflows the description lists: opts', or
+// the engine's when opts has none.
+func savedWorkflows(eng *engine.Engine, saved []SavedWorkflow) []SavedWorkflow {
+	if saved != nil {
+		return saved
+	}
+	for _, w := range eng.SavedWorkflows().Workflows {
+		saved = append(saved, SavedWorkflow{Name: w.Name, Description: human.FirstLine(w.Description, 200)})
+	}
+	return saved
 }
 
 // Owner returns the owner of the set's runs.
@@ -348,7 +372,10 @@ func (t *tracker) snapshot(in engine.RunInfo) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.p = Progress{RunID: in.RunID, Name: in.Meta.Name, Phase: in.Phase, Running: in.Agents.Running,
-		Done: in.Agents.Done, Failed: in.Agents.Failed, Tokens: in.Usage.InputTokens + in.Usage.OutputTokens, Step: t.p.Step + 1}
+		Done: in.Agents.Done, Failed: in.Agents.Failed + in.Agents.Cancelled, Tokens: in.Usage.InputTokens + in.Usage.OutputTokens, Step: t.p.Step + 1}
+	if n := len(in.Logs); n > 0 {
+		t.p.Log = in.Logs[n-1]
+	}
 	t.report(t.p)
 }
 
@@ -366,6 +393,10 @@ func (t *tracker) observe(ev engine.Event) {
 		}
 	case engine.EventPhase:
 		t.p.Phase = ev.Title
+	case engine.EventLog:
+		var tail engine.LogTail
+		tail.Add(ev.Message)
+		t.p.Log = tail.Last()
 	case engine.EventAgentStart:
 		t.p.Running++
 	case engine.EventAgentEnd:
@@ -379,7 +410,7 @@ func (t *tracker) observe(ev engine.Event) {
 			t.p.Tokens += ev.Usage.Tokens()
 		}
 	default:
-		return // log and run.end change nothing shown
+		return // run.end changes nothing shown
 	}
 	t.p.Step++
 	t.report(t.p) // under the lock: reports come one at a time, in order

@@ -176,21 +176,25 @@ func follow(ctx context.Context, path string, offset int64, poll time.Duration, 
 // ledgerStream is GET /events: an event "changed" whenever the runs of the
 // ledger change (a run starts, beats, settles, gets a verb), so that the
 // list re-renders without a reload.
+//
+// The first digest is taken before the stream answers: a change made once
+// the client has the answer's headers is one the stream sends.
 func (s *Server) ledgerStream(w http.ResponseWriter, r *http.Request) {
+	s.sweep()
+	last, _ := s.ledgerDigest()
 	out := startSSE(w)
 	t := time.NewTicker(s.cfg.Poll)
 	defer t.Stop()
-	var last [sha256.Size]byte
 	quiet := time.Now()
 	for first := true; ; first = false {
-		s.sweep()
+		if !first {
+			s.sweep()
+		}
 		if sum, ok := s.ledgerDigest(); ok && sum != last {
-			if !first {
-				if out.event("", "changed", []byte("{}")) != nil {
-					return
-				}
-				quiet = time.Now()
+			if out.event("", "changed", []byte("{}")) != nil {
+				return
 			}
+			quiet = time.Now()
 			last = sum
 		}
 		if time.Since(quiet) >= keepAlive {

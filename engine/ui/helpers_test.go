@@ -25,7 +25,7 @@ import (
 
 func TestMain(m *testing.M) {
 	engine.Init() // isolated runs (WFRUN_TEST_ISOLATE=process) re-execute this test binary
-	leaktest.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m, leaktest.StateDir())
 }
 
 // beat is the heartbeat of the tests' engines: a stop applied from another
@@ -118,7 +118,7 @@ func (r *rig) review() engine.WorkflowResult {
 // lease that has run out, which the page's next sweep finds.
 func (r *rig) abandoned(id, name string) {
 	r.t.Helper()
-	l, err := ledger.Open(filepath.Join(filepath.Dir(r.runs), "ledger.db"), ledger.Options{Lease: time.Millisecond})
+	l, err := ledger.Open(filepath.Join(r.runs, "ledger.db"), ledger.Options{Lease: time.Millisecond})
 	if err != nil {
 		r.t.Fatal(err)
 	}

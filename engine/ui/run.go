@@ -123,6 +123,9 @@ func (s *Server) loadRun(id string) (*runView, error) {
 		return v, nil
 	}
 	v.readRequest(folder)
+	if err := s.cfg.Engine.CheckRunRequest(id); err != nil {
+		v.problem("%v", err)
+	}
 	log, err := readEventLog(folder.Path(journal.EventsFile))
 	if err != nil {
 		v.problem("%v", err)
@@ -134,7 +137,7 @@ func (s *Server) loadRun(id string) (*runView, error) {
 		v.problem("events.jsonl is larger than %d MiB; the page shows its beginning", maxEventLog>>20)
 	}
 	v.Offset = log.End
-	entries, err := journal.Read(folder.Path(journal.JournalFile))
+	entries, err := s.cfg.Engine.RunJournal(id)
 	if err != nil {
 		v.problem("%v", err)
 	}

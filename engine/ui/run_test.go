@@ -150,7 +150,7 @@ return await agent('Second step after ' + a, { label: 'second' })`
 		t.Fatal(err)
 	}
 	waitFor(t, "the first agent to be journaled", func() bool {
-		entries, _ := journal.Read(filepath.Join(r.runs, run.ID(), journal.JournalFile))
+		entries, _ := r.eng.RunJournal(run.ID())
 		return len(entries) == 1
 	})
 	run.Cancel("the test stops it")
@@ -268,5 +268,39 @@ return await agent('Tell me.', { label: 'teller' })`, "", 0)
 	a := r.get("/runs/" + res.RunID)
 	if a.code != http.StatusOK || !strings.Contains(a.body, "has no folder") || !strings.Contains(a.body, "teller") {
 		t.Fatalf("GET = %d\n%s", a.code, a.body)
+	}
+}
+
+// A child that changes the run folder's request or journal does not change
+// what the page vouches for: it says the files fail their check.
+func TestARunPageSaysWhenTheFolderWasChangedBehindWfrunsBack(t *testing.T) {
+	r := newRig(t, ui.Config{}, readFile(t, "testdata/review.rules.json"))
+	res := r.review()
+	dir := filepath.Join(r.runs, res.RunID)
+	data, err := os.ReadFile(filepath.Join(dir, journal.RequestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, journal.RequestFile), []byte(strings.Replace(string(data), "release-review", "forged-review", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, journal.JournalFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"v":1,"seq":99,"order":99,"key":"k","agentId":"a","status":"completed","text":"FORGED"}` + "\n")
+	f.Close()
+	page := r.get("/runs/" + res.RunID)
+	if page.code != http.StatusOK {
+		t.Fatalf("GET the run = %d\n%s", page.code, page.body)
+	}
+	body := text(page.doc(t))
+	for _, s := range []string{"changed after wfrun wrote it", "has no MAC"} {
+		if !strings.Contains(body, s) {
+			t.Errorf("the page does not say %q", s)
+		}
+	}
+	if strings.Contains(body, "FORGED") {
+		t.Error("the page shows the forged answer")
 	}
 }

@@ -157,5 +157,5 @@ func (s *Server) sweep() {
 		return
 	}
 	s.lastSweep = now
-	_, _ = s.cfg.Engine.Ledger().Sweep()
+	_, _ = s.cfg.Engine.SweepRuns()
 }

@@ -125,6 +125,45 @@ func layout(attempt []engine.Event, end time.Time, openStatus func(seq int) stri
 			b.Left = 100 - b.Width
 		}
 	}
+	tl.Ticks = axis(tl.Span)
+	tl.Empty = len(tl.Rows) == 0 && len(tl.Replayed) == 0
+	return tl
+}
+
+func clampPercent(p float64) float64 { return min(max(p, 0), 100) }
+
+// axisUnits are the units a tick's label may be rounded to, largest first.
+var axisUnits = []time.Duration{time.Minute, 10 * time.Second, time.Second, 100 * time.Millisecond,
+	10 * time.Millisecond, time.Millisecond, 100 * time.Microsecond, 10 * time.Microsecond, time.Microsecond}
+
+// axis is the timeline's five ticks over span, each label rounded to the
+// largest unit (a power of ten of a millisecond, or a second or minute)
+// that still tells a tick from its neighbour, so that a short run reads
+// "0s 50ms 100ms 150ms 200ms" rather than repeating its labels. A run of no
+// length has one tick.
+func axis(span time.Duration) []tick {
+	if span <= 0 {
+		return []tick{{Left: 0, Label: "0s", Anchor: "start"}}
+	}
+	step := span / 4
+	unit := time.Duration(0)
+	for _, u := range axisUnits {
+		switch {
+		case u > step:
+			continue
+		case step%u == 0 && u*100 >= step: // exact, with few digits
+			unit = u
+		case unit == 0 && u*10 <= step: // close enough, and still distinct
+			unit = u
+		default:
+			continue
+		}
+		break
+	}
+	if unit == 0 {
+		unit = time.Microsecond
+	}
+	ticks := make([]tick, 0, 5)
 	for i := 0; i <= 4; i++ {
 		anchor := "middle"
 		switch i {
@@ -133,10 +172,7 @@ func layout(attempt []engine.Event, end time.Time, openStatus func(seq int) stri
 		case 4:
 			anchor = "end"
 		}
-		tl.Ticks = append(tl.Ticks, tick{Left: float64(i) * 25, Label: duration(tl.Span * time.Duration(i) / 4), Anchor: anchor})
+		ticks = append(ticks, tick{Left: float64(i) * 25, Label: (span * time.Duration(i) / 4).Round(unit).String(), Anchor: anchor})
 	}
-	tl.Empty = len(tl.Rows) == 0 && len(tl.Replayed) == 0
-	return tl
+	return ticks
 }
-
-func clampPercent(p float64) float64 { return min(max(p, 0), 100) }

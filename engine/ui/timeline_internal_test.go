@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -87,3 +88,26 @@ func TestABarWhoseEndWasNeverWrittenTakesItsStatusFromTheLedger(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 0.01 && b-a < 0.01 }
+
+func TestAxis_LabelsNeverRepeat(t *testing.T) {
+	for _, tc := range []struct {
+		span time.Duration
+		want string
+	}{
+		{200 * time.Millisecond, "0s 50ms 100ms 150ms 200ms"},
+		{time.Second, "0s 250ms 500ms 750ms 1s"},
+		{2 * time.Millisecond, "0s 500µs 1ms 1.5ms 2ms"},
+		{10 * time.Minute, "0s 2m30s 5m0s 7m30s 10m0s"},
+		{197 * time.Second, "0s 49s 1m39s 2m28s 3m17s"},
+		{1234567 * time.Microsecond, "0s 310ms 620ms 930ms 1.23s"},
+		{0, "0s"},
+	} {
+		var labels []string
+		for _, tk := range axis(tc.span) {
+			labels = append(labels, tk.Label)
+		}
+		if got := strings.Join(labels, " "); got != tc.want {
+			t.Errorf("axis(%v) = %q, want %q", tc.span, got, tc.want)
+		}
+	}
+}

@@ -85,6 +85,7 @@ func (s snapshot) diff(after snapshot) []string {
 type survivor struct {
 	pid     int
 	cmdline string
+	dying   bool // SIGKILL is pending: it is on its way out
 }
 
 // survivors lists the live processes (zombies excluded) whose command line
@@ -108,19 +109,43 @@ func survivors(root string) []survivor {
 		if end := bytes.LastIndexByte(stat, ')'); end > 0 && len(stat) > end+2 && stat[end+2] == 'Z' {
 			continue
 		}
-		out = append(out, survivor{pid: pid, cmdline: strings.TrimSpace(string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))})
+		out = append(out, survivor{pid: pid, dying: killPending(filepath.Join(d, "status")),
+			cmdline: strings.TrimSpace(string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))})
 	}
 	return out
 }
 
-// waitSurvivors waits for the processes naming root to end, as the process
-// table shows them, for at most grace: a process that wfrun killed as it
-// exited may take a moment to be gone. It returns those still alive then.
+// killPending reports whether the process whose status file is at path has
+// SIGKILL pending, for the thread or the whole process.
+func killPending(path string) bool {
+	data, _ := os.ReadFile(path)
+	for _, line := range strings.Split(string(data), "\n") {
+		name, mask, ok := strings.Cut(line, ":")
+		if !ok || name != "SigPnd" && name != "ShdPnd" {
+			continue
+		}
+		if bits, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64); err == nil && bits&(1<<(syscall.SIGKILL-1)) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// waitSurvivors returns the processes naming root that outlived wfrun: at
+// once those alive with no SIGKILL pending (wfrun exited without ending
+// them), and, after waiting for the process table to show them gone for
+// at most grace, those that were being killed but are still there.
 func waitSurvivors(root string, grace time.Duration) []survivor {
 	deadline := time.Now().Add(grace)
 	for {
 		left := survivors(root)
-		if len(left) == 0 || time.Now().After(deadline) {
+		dying := 0
+		for _, s := range left {
+			if s.dying {
+				dying++
+			}
+		}
+		if dying < len(left) || dying == 0 || time.Now().After(deadline) {
 			return left
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -17,9 +17,10 @@ const module = "github.com/wfrun/wfrun/"
 // tests may reach across (runtime's tests use internal/eventcheck, which
 // imports runtime).
 // leaves are the packages below everything, which every package may use:
-// the error vocabulary, how numbers and nouns are said to people, and how a
-// file is opened where a child could have planted a link.
-var leaves = []string{"internal/wferr", "internal/human", "internal/nofollow"}
+// the error vocabulary, how numbers and nouns are said to people, how a
+// file is opened where a child could have planted a link, and where wfrun
+// keeps what no child may read.
+var leaves = []string{"internal/wferr", "internal/human", "internal/nofollow", "internal/statedir"}
 
 var rules = []struct {
 	pkg     string
@@ -29,6 +30,7 @@ var rules = []struct {
 	{"internal/wferr", nil, "the error vocabulary, below everything"},
 	{"internal/human", nil, "how wfrun says numbers and nouns, below everything"},
 	{"internal/nofollow", nil, "opening beneath a folder without following links, below everything"},
+	{"internal/statedir", nil, "where wfrun keeps what no child may read, below everything"},
 	{"meta", []string{"internal/wferr"}, "meta executes nothing and knows no sandbox"},
 	{"sandbox", []string{"internal/wferr"}, "the sandbox knows no agents, meta or runs"},
 	{"agentapi/...", []string{"agentapi", "internal/wferr"}, "the provider contract and the providers import none of the others"},

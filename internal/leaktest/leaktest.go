@@ -4,6 +4,7 @@
 package leaktest
 
 import (
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -18,5 +19,29 @@ func Options() []goleak.Option {
 }
 
 // VerifyTestMain runs the package's tests and then fails if any goroutine
-// other than the allowed ones is still running.
-func VerifyTestMain(m *testing.M) { goleak.VerifyTestMain(m, Options()...) }
+// other than the allowed ones is still running. The cleanups run last,
+// just before the process exits (a folder the whole package shared).
+func VerifyTestMain(m *testing.M, cleanups ...func()) {
+	opts := Options()
+	if len(cleanups) > 0 {
+		opts = append(opts, goleak.Cleanup(func(code int) {
+			for _, c := range cleanups {
+				c()
+			}
+			os.Exit(code)
+		}))
+	}
+	goleak.VerifyTestMain(m, opts...)
+}
+
+// StateDir points $WFRUN_STATE_DIR at a new temporary folder, so that the
+// package's durable runs keep their keys there instead of in the user's
+// state folder, and returns the cleanup that removes it.
+func StateDir() func() {
+	dir, err := os.MkdirTemp("", "wfrun-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("WFRUN_STATE_DIR", dir)
+	return func() { os.RemoveAll(dir) }
+}

@@ -17,6 +17,10 @@
 // RESOLVE_NO_SYMLINKS; where the kernel lacks openat2 it is done component
 // by component with openat(2) and O_NOFOLLOW, which gives the same answer.
 //
+// RemoveAll deletes a tree beneath the base the same way: the folder it
+// starts from is reached without following a link, and every link inside
+// is removed as itself.
+//
 // # Place
 //
 // A leaf of internal/: it imports only the standard library and

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // ErrLink is the cause when a component below the base is a symbolic link
@@ -71,9 +72,11 @@ func MkdirAll(base, rel string, perm os.FileMode) error {
 }
 
 // ReadFile reads base/rel whole without following a symbolic link, and
-// refuses anything but a regular file.
+// refuses anything but a regular file. It opens without blocking, so that a
+// named pipe planted in the file's place is refused instead of holding the
+// caller until someone writes to it.
 func ReadFile(base, rel string) ([]byte, error) {
-	f, err := OpenFile(base, rel, os.O_RDONLY, 0)
+	f, err := OpenFile(base, rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -86,4 +89,20 @@ func ReadFile(base, rel string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file (%s)", f.Name(), fi.Mode().Type())
 	}
 	return io.ReadAll(f)
+}
+
+// RemoveAll removes base/rel and, when it is a folder, everything beneath
+// it, without following a symbolic link: a link on the way to rel fails
+// with ErrLink, and a link inside the removed tree is removed as itself,
+// never the file or folder it points at. A rel that does not exist is not
+// an error.
+func RemoveAll(base, rel string) error {
+	parts, err := split(base, rel)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		return &fs.PathError{Op: "remove", Path: base, Err: ErrName}
+	}
+	return removeAll(base, parts)
 }

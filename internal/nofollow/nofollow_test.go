@@ -119,3 +119,31 @@ func TestOpenDirAndReadFile(t *testing.T) {
 		t.Fatal("ReadFile of a folder succeeded")
 	}
 }
+
+func TestRemoveAll_RemovesLinksNotWhatTheyPointAt(t *testing.T) {
+	base, outside := tree(t)
+	must(t, os.MkdirAll(filepath.Join(base, "gone", "deep"), 0o755))
+	must(t, os.Symlink(outside, filepath.Join(base, "gone", "deep", "out")))
+	must(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(base, "gone", "file")))
+	if err := nofollow.RemoveAll(base, "gone"); err != nil {
+		t.Fatalf("RemoveAll(gone) = %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(base, "gone")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("gone is still there: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "secret")); err != nil || string(b) != "outside" {
+		t.Fatalf("the outside file changed: %q, %v", b, err)
+	}
+	if err := nofollow.RemoveAll(base, "linkdir/secret"); !errors.Is(err, nofollow.ErrLink) {
+		t.Fatalf("RemoveAll through a linked folder = %v, want ErrLink", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "secret")); err != nil {
+		t.Fatalf("the outside file was removed: %v", err)
+	}
+	if err := nofollow.RemoveAll(base, "missing/x"); err != nil {
+		t.Fatalf("RemoveAll of a missing name = %v, want nil", err)
+	}
+	if err := nofollow.RemoveAll(base, "../outside"); !errors.Is(err, nofollow.ErrName) {
+		t.Fatalf("RemoveAll(../outside) = %v, want ErrName", err)
+	}
+}

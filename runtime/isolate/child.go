@@ -73,6 +73,9 @@ func childMain(in io.Reader, out io.Writer, stderr io.Writer) int {
 	if st.Workflows {
 		cfg.LoadWorkflow = c.loadWorkflow
 	}
+	if st.Files {
+		cfg.LoadWorkflowFile = c.loadWorkflowFile
+	}
 	if st.Journal {
 		cfg.Journal = &pipeJournal{c: c, prior: st.Prior}
 	}
@@ -161,7 +164,17 @@ var errParentGone = wferr.New(wferr.AgentStart, "the engine's process went away 
 
 // loadWorkflow asks the parent for a saved workflow's source.
 func (c *child) loadWorkflow(name string) (*sandbox.Script, error) {
-	_, ch := c.ask(message{Type: msgLoadWorkflow, Name: name})
+	return c.askWorkflow(message{Type: msgLoadWorkflow, Name: name})
+}
+
+// loadWorkflowFile asks the parent for the source of a workflow file of
+// the workspace.
+func (c *child) loadWorkflowFile(path string) (*sandbox.Script, error) {
+	return c.askWorkflow(message{Type: msgLoadWorkflow, Path: path})
+}
+
+func (c *child) askWorkflow(q message) (*sandbox.Script, error) {
+	_, ch := c.ask(q)
 	m, ok := <-ch
 	if !ok {
 		return nil, errParentGone
@@ -249,6 +262,9 @@ func (j *pipeJournal) Record(e runtime.JournalEntry) error {
 		return errParentGone
 	}
 	if m.Error != nil {
+		if m.Error.Code == wferr.ResourceLimit {
+			return m.Error.err() // the journal said why: runtime keeps its sentence
+		}
 		return errors.New(m.Error.Message)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/internal/eventcheck"
 	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
 	"github.com/wfrun/wfrun/runtime"
@@ -123,14 +124,14 @@ func TestRun_ANativeLoopTheInterruptCannotReachEndsAtTheDeadline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for a deadline")
 	}
-	start := time.Now()
+	timer := loadbound.Start(t)
 	out, _ := runIsolated(t, context.Background(), "const a = []; a.length = 2**32 - 1; return [...a].length",
 		func(c *runtime.Config) { c.Timeout = 500 * time.Millisecond; c.CancelGrace = 200 * time.Millisecond })
 	if wferr.CodeOf(out.Err) != wferr.Timeout {
 		t.Fatalf("%v", out.Err)
 	}
-	if el := time.Since(start); el > 15*time.Second {
-		t.Fatalf("took %v", el)
+	if took := timer.Stop(); took.Over(15 * time.Second) {
+		t.Fatalf("took %v", took)
 	}
 }
 
@@ -167,5 +168,24 @@ func TestRun_ACancelledContextStartsNoProcess(t *testing.T) {
 	out, rec := runIsolated(t, ctx, "return await agent('x')")
 	if wferr.CodeOf(out.Err) != wferr.Cancelled || len(rec.Events()) != 0 {
 		t.Fatalf("%v %v", out.Err, rec.Events())
+	}
+}
+
+func TestAnIsolatedRunLoadsSavedWorkflowsByNameAndByPathThroughTheParent(t *testing.T) {
+	load := func(what string) func(string) (*sandbox.Script, error) {
+		return func(ref string) (*sandbox.Script, error) {
+			return sandbox.Parse(ref, "return '"+what+" "+ref+"'")
+		}
+	}
+	out, _ := runIsolated(t, context.Background(),
+		"return [await workflow('saved'), await workflow({scriptPath: 'flows/x.js'})]",
+		func(c *runtime.Config) { c.LoadWorkflow, c.LoadWorkflowFile = load("name"), load("path") })
+	if out.Err != nil || string(out.Value) != `["name saved","path flows/x.js"]` {
+		t.Fatalf("%s %v", out.Value, out.Err)
+	}
+	out, _ = runIsolated(t, context.Background(), "return await workflow({scriptPath: 'flows/x.js'})",
+		func(c *runtime.Config) { c.LoadWorkflow = load("name") })
+	if we, ok := wferr.As(out.Err); !ok || we.Code != wferr.InvalidArgument {
+		t.Fatalf("a run without a workspace loaded a path: %s %v", out.Value, out.Err)
 	}
 }

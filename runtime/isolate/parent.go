@@ -197,7 +197,7 @@ func (p *parent) startMsg() *startMsg {
 		RunID: c.RunID, Parent: c.Parent, Script: scriptMsg{Name: c.Script.Name, Source: c.Script.Source},
 		Args: c.Args, Meta: c.Meta,
 		Provider: c.Provider.Name(), Capabilities: c.Provider.Capabilities(), Personas: personas,
-		Workflows:   c.LoadWorkflow != nil,
+		Workflows: c.LoadWorkflow != nil, Files: c.LoadWorkflowFile != nil,
 		Concurrency: c.Concurrency, MaxAgents: c.MaxAgents, MaxItems: c.MaxItems,
 		Timeout: c.Timeout, AgentTimeout: c.AgentTimeout, BudgetTokens: c.BudgetTokens,
 		CancelGrace: c.CancelGrace, MaxResultBytes: c.MaxResultBytes, MaxMemory: c.MaxMemory,
@@ -241,10 +241,14 @@ func (p *parent) read(r *bufio.Reader, ended chan<- *outcomeMsg) {
 		case msgLoadWorkflow:
 			reply := message{Type: msgResult, ID: m.ID}
 			err := hostCall(func() error {
-				if p.cfg.LoadWorkflow == nil {
-					return wferr.New(wferr.InvalidArgument, "workflow(%q): no workflows folder is configured", m.Name)
+				load, what := p.cfg.LoadWorkflow, m.Name
+				if m.Path != "" {
+					load, what = p.cfg.LoadWorkflowFile, m.Path
 				}
-				s, err := p.cfg.LoadWorkflow(m.Name)
+				if load == nil {
+					return wferr.New(wferr.InvalidArgument, "workflow(%q): this run cannot load it (no workflows folder, or no workspace for a scriptPath)", what)
+				}
+				s, err := load(what)
 				if err == nil {
 					reply.Script = &scriptMsg{Name: s.Name, Source: s.Source}
 				}
@@ -260,9 +264,9 @@ func (p *parent) read(r *bufio.Reader, ended chan<- *outcomeMsg) {
 				}
 				return p.cfg.Journal.Record(*m.Entry)
 			})
-			if err != nil {
-				reply.Error = &wireError{Code: wferr.ResourceLimit, Message: err.Error()}
-			}
+			// A journal's own error (a run folder's budget) keeps its code;
+			// the child's runtime makes any other a RESOURCE_LIMIT.
+			reply.Error = toWire(err)
 			_ = p.w.send(reply)
 		case msgEnd:
 			ended <- m.Outcome

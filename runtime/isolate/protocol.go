@@ -41,7 +41,7 @@ const (
 	msgAbort        = "abort"        // the child side gave up on call ID (its context is done)
 	msgEvent        = "event"        // one event of the run
 	msgCheckPersona = "checkPersona" // ask the provider whether Name is a persona it knows (ID)
-	msgLoadWorkflow = "loadWorkflow" // resolve workflow(Name) (ID)
+	msgLoadWorkflow = "loadWorkflow" // resolve workflow(Name), or workflow({scriptPath: Path}) (ID)
 	msgRecord       = "record"       // journal Entry durably before the script sees it (ID)
 	msgEnd          = "end"          // the run's outcome; the child exits after it
 )
@@ -58,6 +58,7 @@ type message struct {
 	Error   *wireError            `json:"error,omitempty"`
 	Event   *runtime.Event        `json:"event,omitempty"`
 	Name    string                `json:"name,omitempty"`
+	Path    string                `json:"path,omitempty"`
 	Script  *scriptMsg            `json:"script,omitempty"`
 	Outcome *outcomeMsg           `json:"outcome,omitempty"`
 	Entry   *runtime.JournalEntry `json:"entry,omitempty"`
@@ -74,6 +75,7 @@ type startMsg struct {
 	Capabilities agentapi.Capabilities
 	Personas     bool // the provider checks agentType names (agentapi.PersonaChecker)
 	Workflows    bool // workflow() can load saved workflows
+	Files        bool // workflow({scriptPath}) can load files of the workspace
 	Journal      bool // the run is durable: every finished child is recorded through the parent
 	Prior        []runtime.JournalEntry
 

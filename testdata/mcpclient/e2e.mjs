@@ -9,6 +9,7 @@
 // It prints one line per step ("ok STEP") and exits 0, or prints the
 // failure and exits 1. Every wait is bounded, so it never hangs.
 import { spawn } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -19,6 +20,10 @@ if (!bin || !rules || !eventsDir) {
   console.error('usage: node e2e.mjs WFRUN_BINARY FAKE_RULES_FILE EVENTS_DIR')
   process.exit(2)
 }
+
+// A saved workflow for the servers' --workflows-dir.
+mkdirSync(`${eventsDir}/workflows`, { recursive: true })
+writeFileSync(`${eventsDir}/workflows/e2e-saved.js`, "export const meta = { name: 'e2e-saved', description: 'A saved workflow of the e2e test' }\nreturn 'saved for ' + args.who\n")
 
 function check(cond, what, detail) {
   if (!cond) throw new Error(`${what}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`)
@@ -44,7 +49,9 @@ async function exercise(client, label) {
   const names = tools.map((t) => t.name).sort()
   check(names.join(',') === 'agent,ralph,subagent_close,subagent_interrupt,subagent_list,subagent_result,subagent_send,subagent_start,workflow,workflow_cancel,workflow_list,workflow_status,workflow_wait', 'list the tools', names)
   const wf = tools.find((t) => t.name === 'workflow')
-  check(wf.inputSchema.type === 'object' && wf.inputSchema.required.includes('script') && wf.description.includes('export const meta'), 'the workflow tool', wf)
+  // Claude Code's three ways to give the script; none is required on its own.
+  check(wf.inputSchema.type === 'object' && ['script', 'scriptPath', 'name'].every((k) => k in wf.inputSchema.properties) && !(wf.inputSchema.required ?? []).includes('script') && wf.description.includes('export const meta'), 'the workflow tool', wf)
+  const wfDescription = wf.description
   console.log(`ok ${label}: list the tools`)
 
   const progress = []
@@ -57,6 +64,8 @@ async function exercise(client, label) {
   }, undefined, { onprogress: (p) => progress.push(p) })
   check(!done.isError && text(done).startsWith('workflow "panel" completed (2 agents') && text(done).includes('"n": 7'), 'call workflow', text(done))
   check(done.structuredContent?.stopReason === 'completed' && done.structuredContent.value.a === 'first voice', 'structured content', done.structuredContent)
+  check(done.structuredContent.isError === false && done.structuredContent.summary === text(done).split('\n')[0], 'structured content opens with isError and the summary', done.structuredContent)
+  check(tools.every((t) => t.outputSchema?.required?.includes('isError')), 'every tool declares its outputSchema', tools.map((t) => t.outputSchema))
   console.log(`ok ${label}: call workflow and get the result`)
 
   // The client runs notification handlers a tick after it reads them and
@@ -70,7 +79,25 @@ async function exercise(client, label) {
 
   const bad = await client.callTool({ name: 'workflow', arguments: { script: "export const meta = { name: 'bad', description: 'x' }\nconst n: number = 1\nreturn n" } })
   check(bad.isError === true && /SCRIPT_PARSE at line 2, column \d+/.test(text(bad)), 'a script error is isError with the line', text(bad))
+  check(bad.structuredContent?.isError === true && bad.structuredContent.errorText === text(bad) && bad.structuredContent.errorLine === 2, 'a script error is unmistakable in the JSON alone', bad.structuredContent)
   console.log(`ok ${label}: a script error is isError naming the line`)
+
+  // log() lines reach the caller: the latest in each progress
+  // notification, the last 20 at the end of the result.
+  const logged = []
+  const chatty = await client.callTool({
+    name: 'workflow',
+    arguments: { script: "export const meta = { name: 'chatty', description: 'logs' }\nphase('Count')\nfor (let i = 1; i <= 25; i++) log('line ' + i)\nreturn await agent('first voice')" },
+  }, undefined, { onprogress: (p) => logged.push(p) })
+  check(!chatty.isError && text(chatty).endsWith('  line 25\n') && text(chatty).includes('  line 6\n') && !text(chatty).includes('  line 5\n'), 'the result ends with the last 20 log lines', text(chatty))
+  check(logged.some((p) => /^Count · .* · log: line 25$/.test(p.message ?? '')), 'progress carries the latest log line', logged)
+  console.log(`ok ${label}: log lines reach the caller`)
+
+  // A saved workflow by name (--workflows-dir), as Claude Code's Workflow tool takes it.
+  const saved = await client.callTool({ name: 'workflow', arguments: { name: 'e2e-saved', args: { who: label } } })
+  check(!saved.isError && text(saved).includes(`"saved for ${label}"`) && text(saved).includes('e2e-saved.js'), 'a saved workflow runs by name', text(saved))
+  check(wfDescription.includes('- e2e-saved: A saved workflow of the e2e test'), 'the description lists the saved workflows', wfDescription.slice(-300))
+  console.log(`ok ${label}: a saved workflow runs by name`)
 
   // Abort a foreground call once its agent is running.
   const abort = new AbortController()
@@ -182,11 +209,36 @@ async function subagents(client, label) {
   console.log(`ok ${label}: close a sub-agent`)
 }
 
+// A line on the server's stdin that is not a message (a client's bug, or
+// another writer on the same pipe) is answered with a JSON-RPC error, and
+// the session goes on: the client's next call is answered. The answers
+// have no id (the lines had none), so the client reports them as
+// responses to no request.
+async function survivesGarbage(client, transport) {
+  const errors = []
+  client.onerror = (err) => errors.push(String(err))
+  const before = await client.callTool({ name: 'workflow_list', arguments: {} })
+  check(!before.isError, 'a call before the garbage', before)
+  // The SDK's StdioClientTransport keeps the child in _process (pinned
+  // by package-lock.json); it has no public way to write a raw line.
+  const stdin = transport._process?.stdin
+  check(stdin, "the transport gives the server's stdin", typeof stdin)
+  stdin.write('this line is not JSON\n')
+  stdin.write('{"hello":"world"}\n')
+  await until('the server answers both lines', async () =>
+    errors.some((e) => e.includes('"code":-32700')) && errors.some((e) => e.includes('"code":-32600')))
+  const after = await client.callTool({ name: 'workflow_list', arguments: {} })
+  check(!after.isError && Array.isArray(after.structuredContent?.runs), 'a call after the garbage', after)
+  client.onerror = undefined
+  console.log('ok stdio: garbage lines between two calls are answered and the session goes on')
+}
+
 async function overStdio() {
-  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`, '--runs-dir', `${eventsDir}/runs`], stderr: 'pipe' })
+  const transport = new StdioClientTransport({ command: bin, args: ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/stdio.jsonl`, '--runs-dir', `${eventsDir}/runs`, '--workflows-dir', `${eventsDir}/workflows`], stderr: 'pipe' })
   const client = new Client({ name: 'wfrun-e2e', version: '1.0.0' })
   await client.connect(transport)
   try {
+    await survivesGarbage(client, transport)
     await exercise(client, 'stdio')
   } finally {
     await client.close()
@@ -195,7 +247,7 @@ async function overStdio() {
 
 async function overHTTP() {
   const token = 'e2e-token-' + process.pid
-  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/http.jsonl`, '--runs-dir', `${eventsDir}/runs`, '--http', '127.0.0.1:0'], {
+  const child = spawn(bin, ['mcp', '--fake-rules', rules, '--events', `${eventsDir}/http.jsonl`, '--runs-dir', `${eventsDir}/runs`, '--workflows-dir', `${eventsDir}/workflows`, '--http', '127.0.0.1:0'], {
     env: { ...process.env, WFRUN_AUTH_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'],
   })
   try {

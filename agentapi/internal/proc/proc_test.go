@@ -2,6 +2,8 @@ package proc
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -69,13 +71,28 @@ func TestOverflowStopEndsTheGroup(t *testing.T) {
 
 func TestCancelSendsTermThenKill(t *testing.T) {
 	t.Parallel()
-	j := sh("trap '' TERM; echo ready; while :; do sleep 0.05; done")
+	// Cancel once the shell ignores TERM (it then makes a file), however
+	// long a loaded machine takes to get there.
+	ready := filepath.Join(t.TempDir(), "ready")
+	j := sh("trap '' TERM; touch " + ready + "; while :; do sleep 0.05; done")
 	j.Grace = 100 * time.Millisecond
 	var pgid int
 	ctx, cancel := context.WithCancel(context.Background())
-	j.Started = func(g int) { pgid = g; time.AfterFunc(200*time.Millisecond, cancel) }
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for ctx.Err() == nil {
+			if _, err := os.Stat(ready); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	j.Started = func(g int) { pgid = g }
 	ex, err := Run(ctx, j)
 	cancel()
+	<-watched
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/human"
+)
+
+// workflowsCommand is `wfrun workflows [--workflows-dir DIR]...
+// [--workspace DIR] [--json]`: the saved workflows workflow(name) and
+// `wfrun NAME` would find with the same flags, where each comes from, and
+// the files that failed to load. It exits 0 when every file loaded and 1
+// when some did not; the listing is printed either way.
+func workflowsCommand(args []string, e env) int {
+	var dirs stringList
+	var workspace string
+	var asJSON, wantHelp bool
+	fs := flag.NewFlagSet("wfrun workflows", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(&dirs, "workflows-dir", "")
+	fs.StringVar(&workspace, "workspace", "", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.BoolVar(&wantHelp, "help", false, "")
+	fs.BoolVar(&wantHelp, "h", false, "")
+	if err := fs.Parse(args); err != nil {
+		return usageFail(e, "workflows: %v", flagError(cmdRun, err))
+	}
+	if wantHelp {
+		return help(e)
+	}
+	if fs.NArg() > 0 {
+		return usageFail(e, "workflows takes only flags; got %q", fs.Arg(0))
+	}
+	for _, d := range dirs {
+		if strings.TrimSpace(d) == "" {
+			return usageFail(e, "--workflows-dir is empty; give it a folder or leave it out")
+		}
+	}
+	ws, err := workspaceDir(workspace)
+	if err != nil {
+		return usageFail(e, "%v", err)
+	}
+	list := engine.ListSavedWorkflows(engine.Config{
+		WorkflowsDirs: engine.WorkflowSearchDirs(dirs, ws, e.getenv("HOME")), Workspace: ws})
+	code := exitCompleted
+	if len(list.Errors) > 0 {
+		code = exitFailed
+	}
+	if asJSON {
+		return printJSON(e, list, code)
+	}
+	writeWorkflows(e.stdout, list)
+	return code
+}
+
+// writeWorkflows prints the listing for a person: the folders, one row per
+// workflow, then the errors.
+func writeWorkflows(w io.Writer, l engine.SavedWorkflows) {
+	fmt.Fprintln(w, "Folders searched, first match wins:")
+	for _, d := range l.Dirs {
+		state := ""
+		if !d.Found {
+			state = "  (none)"
+		}
+		fmt.Fprintf(w, "  %s%s\n", d.Path, state)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tPHASES\tFILE\tDESCRIPTION")
+	for _, sw := range l.Workflows {
+		phases := strings.Join(sw.Phases, ", ")
+		if phases == "" {
+			phases = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sw.Name, human.FirstLine(phases, 40), sw.File, human.FirstLine(sw.Description, 60))
+	}
+	_ = tw.Flush()
+	if len(l.Errors) > 0 {
+		fmt.Fprintf(w, "\n%d %s could not be loaded:\n", len(l.Errors), human.Noun(len(l.Errors), "file", "files"))
+		for _, le := range l.Errors {
+			if le.Line > 0 {
+				fmt.Fprintf(w, "  %s:%d: %s\n", le.File, le.Line, le.Message)
+			} else {
+				fmt.Fprintf(w, "  %s: %s\n", le.File, le.Message)
+			}
+		}
+	}
+}
+
+// savedWorkflowName matches what `wfrun NAME` may take for the name of a
+// saved workflow rather than a file: a workflow name, not ending in .js.
+var savedWorkflowName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// isSavedWorkflowRef reports whether the script argument names a saved
+// workflow: no such file exists, and it is a workflow name, not a path.
+func isSavedWorkflowRef(arg string) bool {
+	if arg == "-" || strings.HasSuffix(arg, ".js") || !savedWorkflowName.MatchString(arg) {
+		return false
+	}
+	_, err := os.Stat(arg)
+	return os.IsNotExist(err)
+}
+
+// readSavedWorkflow replaces a script argument that names a saved workflow
+// with that workflow's source, found where workflow(name) finds it: every
+// --workflows-dir, the workspace's .claude/workflows and .wfrun/workflows,
+// ~/.claude/workflows. It runs once the workspace is known.
+func readSavedWorkflow(in *invocation, e env) error {
+	if in.savedName == "" {
+		return nil
+	}
+	cfg := engine.Config{Workspace: in.providers.workspace.Root}
+	workflowsConfig(&cfg, in, e)
+	file, src, err := engine.FindSavedWorkflow(cfg, in.savedName)
+	if err != nil {
+		msg := err.Error()
+		var we *engine.Error
+		if errors.As(err, &we) {
+			msg = we.Message
+		}
+		return usagef("%s is neither a file nor a saved workflow: %s%s", in.savedName, msg, commandsHint)
+	}
+	in.req.Script, in.req.ScriptName, in.scriptFile = src, file, file
+	return nil
+}
