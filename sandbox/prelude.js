@@ -112,13 +112,26 @@
       });
       return orig;
 
-    case 'Promise':
+    case 'Promise': {
       def(orig, 'withResolvers', function withResolvers() {
         let resolve, reject;
         const promise = new this((res, rej) => { resolve = res; reject = rej; });
         return { promise, resolve, reject };
       });
+      // The combinators walk an array's every index natively, holes
+      // included: size-check an array before they start.
+      const isArray = Array.isArray;
+      for (const k of ['all', 'allSettled', 'any', 'race']) {
+        const f = orig[k];
+        def(orig, k, {
+          [k](items) {
+            if (isArray(items)) alloc('Promise.' + k, items.length, 0);
+            return Reflect.apply(f, this, arguments);
+          },
+        }[k]);
+      }
       return orig;
+    }
 
     case 'ArrayBuffer': case 'SharedArrayBuffer':
     case 'Int8Array': case 'Uint8Array': case 'Uint8ClampedArray': case 'Int16Array': case 'Uint16Array':

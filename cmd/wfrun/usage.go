@@ -156,11 +156,11 @@ Limits:
                          journal.jsonl together (default 256MiB); a run that would
                          write past it ends with RESOURCE_LIMIT, and can be resumed
                          with a larger budget
-  --isolate MODE         process: run the script in a child process of its own, with an
-                         OS memory limit and no file system, so that a script that
-                         crashes or exhausts its VM ends only its run (a few ms per
-                         run); none: in wfrun's process (the default, except for
-                         wfrun mcp, which isolates every run)
+  --isolate MODE         process (the default): run the script in a child process of its
+                         own, with an OS memory limit and no file system, so that a
+                         script that crashes or exhausts its VM ends only its run (a
+                         few ms per run); none: in wfrun's process. A resumed, retried
+                         or continued run keeps none if it was started with it
 
 Output:
   --events FILE|-        write every event as a JSON line to FILE (- = stderr):

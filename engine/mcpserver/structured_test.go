@@ -10,11 +10,12 @@ import (
 
 // header is the opening of every tool's structured content.
 type header struct {
-	IsError   bool   `json:"isError"`
-	Summary   string `json:"summary"`
-	ErrorText string `json:"errorText"`
-	ErrorCode string `json:"errorCode"`
-	ErrorLine int    `json:"errorLine"`
+	IsError   bool     `json:"isError"`
+	Summary   string   `json:"summary"`
+	ErrorText string   `json:"errorText"`
+	ErrorCode string   `json:"errorCode"`
+	ErrorLine int      `json:"errorLine"`
+	Logs      []string `json:"logs"`
 	ValueCut  *struct {
 		Shown  int    `json:"shown"`
 		Prefix string `json:"prefix"`
@@ -44,6 +45,12 @@ func TestStructured_CarriesWhatTheTextSays(t *testing.T) {
 				}
 				if !strings.Contains(h.ErrorText, "call workflow again") || !strings.Contains(h.ErrorText, "3 | return n.nope.deeper") {
 					t.Errorf("errorText %q lacks the hint or the excerpt", h.ErrorText)
+				}
+			}},
+		{"the last log lines", "workflow", map[string]any{"script": "export const meta = { name: 'logs', description: 'x' }\nlog('decided: take the short path')\nthrow new Error('then it broke')"},
+			func(t *testing.T, text string, h header) {
+				if !h.IsError || len(h.Logs) != 1 || h.Logs[0] != "decided: take the short path" || !strings.Contains(h.ErrorText, "decided: take the short path") {
+					t.Errorf("header %+v", h)
 				}
 			}},
 		{"a refused input", "workflow", map[string]any{"scirpt": "x"},

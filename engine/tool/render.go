@@ -20,6 +20,8 @@ import (
 type Output struct {
 	engine.WorkflowResult
 	ValueCut *Cut `json:"valueCut,omitempty"`
+	// Logs are the run's last log lines, as the text ends with them.
+	Logs []string `json:"logs,omitempty"`
 }
 
 // Cut says that a value was too long to show whole. It carries the part
@@ -81,11 +83,15 @@ func (s *Set) renderResult(res engine.WorkflowResult, how rendering) Result {
 			r.Text = header + line + value
 		}
 		r.Text += logBlock(how.logs)
+		if out, ok := r.Structured.(Output); ok {
+			out.Logs = how.logs
+			r.Structured = out
+		}
 		return r
 	}
 	how.resumable = !how.precheck && s.eng.RunsDir() != ""
 	text := failureText(res, how) + s.scriptLine(res.RunID, how) + logBlock(how.logs)
-	return Result{Text: text, IsError: true, Structured: Output{WorkflowResult: res}, RunID: res.RunID}
+	return Result{Text: text, IsError: true, Structured: Output{WorkflowResult: res, Logs: how.logs}, RunID: res.RunID}
 }
 
 // scriptLine names the file the run's script is in, so that a model that
