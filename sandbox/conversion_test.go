@@ -82,8 +82,8 @@ return [a.toString === b.toString, a.valueOf === f, a.toString.name, a.toString.
 	}
 }
 
-// apply, Reflect.apply and the Promise combinators refuse an array longer
-// than the budget.
+// apply, Reflect.apply, the Promise combinators and the Set, Map,
+// WeakSet and WeakMap constructors refuse an array longer than the budget.
 func TestConversion_ApplyRefusesAHugeArgumentList(t *testing.T) {
 	for _, src := range []string{
 		"const a = []; a.length = 2 ** 32 - 1; return Math.max.apply(null, a)",
@@ -91,10 +91,31 @@ func TestConversion_ApplyRefusesAHugeArgumentList(t *testing.T) {
 		"const a = []; a.length = 2 ** 32 - 1; return Reflect.construct(Object, a)",
 		"const a = []; a.length = 2 ** 32 - 1; return await Promise.all(a)",
 		"const a = []; a.length = 2 ** 32 - 1; return await Promise.race(a)",
+		"const a = []; a.length = 2 ** 32 - 1; return new Set(a).size",
+		"const a = []; a.length = 2 ** 32 - 1; return new Map(a).size",
+		"const a = []; a.length = 2 ** 32 - 1; return new WeakSet(a)",
+		"const a = []; a.length = 2 ** 32 - 1; return new WeakMap(a)",
+		"const a = []; a.length = 2 ** 32 - 1; const S = globalThis['Se' + 't']; return new S(a).size",
 	} {
 		_, err := runOpts(t, Options{MaxMemory: 16 << 20}, src, "")
 		if err == nil || !strings.Contains(err.Error(), "RESOURCE_LIMIT") {
 			t.Errorf("%s: %v, want RESOURCE_LIMIT", src, err)
 		}
+	}
+}
+
+// The guarded collection constructors behave as goja's own: subclasses,
+// instanceof, the prototype's constructor, statics, and new required.
+func TestConversion_GuardedCollectionsKeepTheirBehaviour(t *testing.T) {
+	got, err := run(t, `class M extends Map { n() { return this.size } }
+const m = new M([[1, 2]])
+let thrown = ''
+try { Set() } catch (e) { thrown = e.constructor.name }
+return [m.n(), m instanceof Map, m instanceof M, new Set([1, 1, 2]).size, Set.name, Set.length,
+  Set.prototype.constructor === Set, Object.getPrototypeOf(new Set()) === Set.prototype,
+  Map.groupBy([1, 2, 3], x => x % 2).get(1).length, new WeakMap([[{}, 1]]) instanceof WeakMap,
+  [...new Set([3, 4])], thrown]`, "")
+	if err != nil || string(got) != `[1,true,true,2,"Set",0,true,true,2,true,[3,4],"TypeError"]` {
+		t.Fatalf("got %s, %v", got, err)
 	}
 }
