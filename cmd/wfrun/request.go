@@ -126,7 +126,8 @@ func providerFlagsOf(o *options, e env) (providerFlags, error) {
 	if err != nil {
 		return pf, usagef("%v", err)
 	}
-	pf.workspace = workspace.Config{Root: ws, Mode: mode, Network: o.sandboxNetwork}
+	pf.workspace = workspace.Config{Root: ws, Mode: mode, Network: o.sandboxNetwork,
+		Hide: o.sandboxHide, LandlockOnly: o.landlockOnly}
 	if o.modelMap == "" {
 		return pf, nil
 	}
