@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -221,9 +222,9 @@ func (c escapeCase) isolated(i int, mode string) bool {
 }
 
 // expand replaces the placeholders {{WS}}, {{OUTSIDE}}, {{ROOT}},
-// {{CANARY_HOST}}, {{CANARY_PORT}} and {{CANARY_UDP_PORT}} in s.
+// {{STATE}}, {{CANARY_HOST}}, {{CANARY_PORT}} and {{CANARY_UDP_PORT}} in s.
 func (p places) expand(s string) string {
-	return strings.NewReplacer("{{WS}}", p.ws, "{{OUTSIDE}}", p.outside, "{{ROOT}}", p.root,
+	return strings.NewReplacer("{{WS}}", p.ws, "{{OUTSIDE}}", p.outside, "{{ROOT}}", p.root, "{{STATE}}", p.state,
 		"{{CANARY_HOST}}", p.canaryHost, "{{CANARY_PORT}}", p.canaryPort, "{{CANARY_UDP_PORT}}", p.canaryUDPPort).Replace(s)
 }
 
@@ -247,9 +248,25 @@ func (p places) arguments(call toolCall) string {
 type places struct {
 	root, ws, outside, home               string
 	canaryHost, canaryPort, canaryUDPPort string
+	// state is wfrun's state folder (WFRUN_STATE_DIR), where the run's
+	// journal key is kept. It is outside root, and outside /tmp, which a
+	// sandboxed command sees as a private folder of its own: a command
+	// could read it unless wfrun hides it.
+	state string
 }
 
-// newPlaces are the folders of a run under root.
-func newPlaces(root string) places {
-	return places{root: root, ws: filepath.Join(root, "ws"), outside: filepath.Join(root, "outside"), home: filepath.Join(root, "home")}
+// newPlaces are the folders of a run under root, and its state folder,
+// removed when t ends.
+func newPlaces(t *testing.T, root string) places {
+	t.Helper()
+	state, err := os.MkdirTemp(stateBase, "wfrun-escapes-state-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(state) })
+	return places{root: root, ws: filepath.Join(root, "ws"), outside: filepath.Join(root, "outside"), home: filepath.Join(root, "home"), state: state}
 }
+
+// stateBase is where the runs' state folders are made: a folder every
+// sandboxed command sees as the host has it.
+const stateBase = "/var/tmp"

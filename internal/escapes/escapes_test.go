@@ -93,7 +93,7 @@ func runCase(t *testing.T, bin string, c escapeCase, mode string) []string {
 		t.Fatal(err)
 	}
 	can := newCanary(t)
-	p := newPlaces(root)
+	p := newPlaces(t, root)
 	p.canaryHost, p.canaryPort, p.canaryUDPPort = can.addrs()
 	layOut(t, c, p)
 	script := filepath.Join(p.home, "escape.js")
@@ -305,7 +305,7 @@ func runWfrun(t *testing.T, bin string, c escapeCase, p places, baseURL, mode st
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = p.ws
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + p.home, "OPENAI_BASE_URL=" + baseURL,
-		"OPENAI_API_KEY=" + secret, "WFRUN_MODEL=gpt-4o-mini", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null"}
+		"OPENAI_API_KEY=" + secret, "WFRUN_MODEL=gpt-4o-mini", "WFRUN_STATE_DIR=" + p.state, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null"}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -355,7 +355,7 @@ func sandboxRefused(t *testing.T, bin string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newPlaces(root)
+	p := newPlaces(t, root)
 	layOut(t, c, p)
 	st := newStub(t, p, c.Children)
 	script := filepath.Join(p.home, "probe.js")
