@@ -226,6 +226,9 @@ func overlay(old, req WorkflowStartRequest) WorkflowStartRequest {
 	if req.MaxRunFolderBytes != 0 {
 		out.MaxRunFolderBytes = req.MaxRunFolderBytes
 	}
+	if req.Isolate != "" {
+		out.Isolate = req.Isolate
+	}
 	out.Background, out.OnEvent = req.Background, req.OnEvent
 	return out
 }

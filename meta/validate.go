@@ -92,7 +92,7 @@ func (c *checker) workflow(root jsonValue) WorkflowMeta {
 		m.WhenToUse = c.text(v, "meta.whenToUse", "a sentence saying when to choose this workflow", false)
 	}
 	if v, ok := root.field("model"); ok && v.kind != kindNull {
-		m.Model = c.text(v, "meta.model", "the name of a model, or leave it out", true)
+		m.Model = c.short(c.text(v, "meta.model", "the name of a model, or leave it out", true), "meta.model")
 	}
 	if v, ok := root.field("phases"); ok && v.kind != kindNull {
 		m.Phases = c.phases(v)
@@ -130,6 +130,18 @@ func (c *checker) text(v jsonValue, path, what string, required bool) string {
 	return v.str
 }
 
+// MaxNameBytes is the longest model name or phase title meta may give, as
+// for agent()'s options and phase(): 1 KiB.
+const MaxNameBytes = 1 << 10
+
+// short reports a name longer than MaxNameBytes and returns s.
+func (c *checker) short(s, path string) string {
+	if len(s) > MaxNameBytes {
+		c.problem("%s is %d bytes long; the limit is 1 KiB (%d bytes): give the model's or phase's name only", path, len(s), MaxNameBytes)
+	}
+	return s
+}
+
 func (c *checker) phases(v jsonValue) []Phase {
 	if v.kind != kindArray {
 		c.problem("meta.phases must be an array of objects such as [{\"title\": \"Plan\"}], not %s", v.kind)
@@ -158,7 +170,7 @@ func (c *checker) phase(v jsonValue, path string) Phase {
 		}
 	}
 	if t, ok := v.field("title"); ok && t.kind != kindNull {
-		p.Title = c.text(t, path+".title", "the phase's name, as passed to phase(title)", true)
+		p.Title = c.short(c.text(t, path+".title", "the phase's name, as passed to phase(title)", true), path+".title")
 	} else {
 		c.problem("%s.title is missing; add the phase's name, as passed to phase(title), e.g. {\"title\": \"Plan\"}", path)
 	}
@@ -166,7 +178,7 @@ func (c *checker) phase(v jsonValue, path string) Phase {
 		p.Detail = c.text(d, path+".detail", "what happens in this phase", false)
 	}
 	if mo, ok := v.field("model"); ok && mo.kind != kindNull {
-		p.Model = c.text(mo, path+".model", "the name of a model, or leave it out", true)
+		p.Model = c.short(c.text(mo, path+".model", "the name of a model, or leave it out", true), path+".model")
 	}
 	return p
 }

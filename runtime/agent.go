@@ -237,14 +237,63 @@ func badOption(key, want string, v goja.Value) *wferr.Error {
 	return wferr.New(wferr.InvalidArgument, "agent() option %s must be %s, got %s", key, want, describe(v))
 }
 
+// MaxOptionBytes is the longest string agent() accepts for a name-like
+// option (label, description, phase, model, effort, agentType, persona,
+// isolation), and phase() for a title: each is copied into every event,
+// journal entry and listing of the agent, so a script must not make them
+// megabytes long.
+const MaxOptionBytes = 1 << 10
+
+// MaxNoteBytes is how much of an agent's error and note the run keeps: a
+// provider (or a hostile child) may report megabytes; the first 16 KiB say
+// what went wrong.
+const MaxNoteBytes = 16 << 10
+
 func stringOption(key string, set func(*child, string)) optionReader {
 	return func(r *run, c *child, v goja.Value) *wferr.Error {
 		if !isString(v) {
 			return badOption(key, "a string", v)
 		}
-		set(c, v.String())
+		s, err := cappedString("agent() option "+key, v)
+		if err != nil {
+			return err
+		}
+		set(c, s)
 		return nil
 	}
+}
+
+// cappedString is the string v, or INVALID_ARGUMENT when it is longer than
+// MaxOptionBytes. A longer JavaScript string is refused by its length
+// before it is copied: every UTF-16 unit is at least one byte of UTF-8.
+func cappedString(what string, v goja.Value) (string, *wferr.Error) {
+	n, unit := 0, "characters"
+	if js, ok := v.(goja.String); ok {
+		n = js.Length()
+	}
+	var s string
+	if n <= MaxOptionBytes {
+		s = v.String()
+		n, unit = len(s), "bytes"
+	}
+	if n > MaxOptionBytes {
+		return "", wferr.New(wferr.InvalidArgument, "%s is %d %s long; the limit is 1 KiB (%d bytes): keep it a short name, and put long text into the prompt",
+			what, n, unit, MaxOptionBytes)
+	}
+	return s, nil
+}
+
+// capNote keeps the first MaxNoteBytes of an agent's error or note, cut at
+// a character boundary, and marks the cut.
+func capNote(s string) string {
+	if len(s) <= MaxNoteBytes {
+		return s
+	}
+	cut := MaxNoteBytes - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 func positiveOption(key, want string, set func(*child, int)) optionReader {

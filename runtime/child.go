@@ -307,6 +307,7 @@ func (r *run) finish(c *child, o outcome) *child {
 		return nil
 	}
 	c.ended = true
+	o.err, o.note = capNote(o.err), capNote(o.note)
 	switch o.status {
 	case agentapi.StatusCompleted:
 		r.counts.Completed++

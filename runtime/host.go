@@ -109,7 +109,11 @@ func (r *run) phaseFunc(call goja.FunctionCall) goja.Value {
 	if !isString(t) || strings.TrimSpace(t.String()) == "" {
 		return r.fatalf(wferr.InvalidArgument, "phase() needs a non-empty title string, got %s", describe(t))
 	}
-	r.phase = t.String()
+	title, err := cappedString("phase()'s title", t)
+	if err != nil {
+		return r.raise(err)
+	}
+	r.phase = title
 	r.emit(Event{Type: EventPhase, Title: r.phase})
 	return goja.Undefined()
 }

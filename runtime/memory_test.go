@@ -13,6 +13,7 @@ func TestMemory_TheWatchdogEndsARunThatGrowsTheHeapWithoutAPause(t *testing.T) {
 	cases := []struct{ name, src string }{
 		{"doubling a string", "let s = 'ab'; while (true) s += s"},
 		{"doubling inside try", "let s = 'ab'; try { while (true) s = s + s } catch (e) {} return 1"},
+		{"doubling by concat", "let s = 'ab'; while (true) s = s.concat(s)"}, // not checked before it allocates: the watchdog's
 		{"pushing forever", "const a = []; while (true) a.push({ n: a.length, s: 'x' + a.length })"},
 		{"after an agent", "await agent('x'); const m = new Map(); for (let i = 0; ; i++) m.set(i, [i, i, i])"},
 		{"in toJSON", "return { toJSON() { const a = []; while (true) a.push([a.length]) } }"},

@@ -95,3 +95,24 @@ func BenchmarkExportJSON(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNewLoadRunGuarded is BenchmarkNewLoadRun for a script with a
+// computed member, which gets the counted conversion builtins
+// (conversion.go) and the other guards of reachable builtins.
+func BenchmarkNewLoadRunGuarded(b *testing.B) {
+	benchLoadRun(b, "export const meta = { name: 'x', description: 'y' }\nconst k = 'n'\nreturn { n: args[k] + 1 }", `{"n":1}`)
+}
+
+// BenchmarkConcat builds 10,000 strings with + and a template whose sides
+// are not literals (each a call of the size-checking helper, rewrite.go),
+// and 10,000 sums.
+func BenchmarkConcat(b *testing.B) {
+	benchLoadRun(b, `let s = '', n = 0
+for (let i = 0; i < 10000; i++) {
+  const k = 'k' + i, v = String(i)
+  s = k + v
+  s = `+"`${k}=${v}`"+`
+  n = n + i
+}
+return [s, n]`, "")
+}

@@ -34,24 +34,35 @@
 // flat(Infinity) and chains of bind answer a too-deep value with a
 // RangeError or SyntaxError the script can catch, ExportJSON with
 // RESOURCE_LIMIT and ParseJSON with INVALID_REQUEST, instead of a fatal Go
-// stack overflow that would kill the process; Proxy is absent. Known gaps,
-// found with the probe in probe_test.go:
+// stack overflow that would kill the process; Proxy is absent. A builtin
+// installed as a method of the object it converts (`o.toString =
+// String.prototype.trim; String(o)`) throws a RangeError: a builtin is
+// counted where a script makes it a conversion method, and the builtins
+// that convert their object's data are counted for scripts that write that
+// data (conversion.go). Wrapping a builtin so installed means
+// `o.toString === String.prototype.trim` is false afterwards.
+// Concatenation (+, +=, templates) and spreading are rewritten into calls of
+// Go helpers that check the size first (rewrite.go), so `s += s` and
+// `[...a]` of 2^32−1 holes end with RESOURCE_LIMIT at the memory budget.
+// Known gaps, found with the probe in probe_test.go:
 //
 //   - Prototype chains. goja looks a property up (and assigns one) by
 //     recursing along the chain in Go, 32–256 bytes of stack per link; a
 //     chain of about five million objects (1 GB of heap, seconds to build)
 //     overflows Go's 1 GB stack on `o.x = 1`. Object.create, `new F` with an
 //     assigned F.prototype, a {__proto__} literal and class extends all make
-//     chains, so no one wrapper could cap them; only a bound on the memory a
-//     run may use, which nothing enforces yet, would.
-//   - Natives installed as a method of the object they convert recurse
-//     forever in Go: `o.toString = String.prototype.trim; String(o)` (also
-//     Object.prototype.toLocaleString, Error.prototype.toString with o.name
-//     = o, RegExp.prototype.toString, Date.prototype.toJSON as toISOString,
-//     Array.prototype.toString as join), and so do natives bound to one
-//     another through data (valueOf: Reflect.apply.bind(null, Number, null,
-//     [previous])), which bind's depth count cannot see. Only a deliberate
-//     script writes these; goja offers no hook on the native calls involved.
+//     chains, so no one wrapper could cap them. The heap watchdog (package
+//     runtime) ends a run whose chain grows past its memory budget within
+//     one busy stretch, long before, unless the budget is raised to about a
+//     gigabyte; --isolate process bounds the rest.
+//   - A builtin installed as a conversion method where %hook cannot see it
+//     (a destructuring pattern, a compound assignment, for…of into a
+//     member) gets String.prototype's, Array.prototype's and a few other
+//     builtins counted (guardConversions), but not a bound builtin or a
+//     constructor: `[o.valueOf] = [Number.bind(null, previous)]` in a loop
+//     still chains natives through data as deep as the script built it.
+//   - A with statement can put an object with a helper's name (%concat)
+//     in scope; that script escapes only to the heap watchdog.
 //   - bind marks each bound function with an own, non-enumerable symbol
 //     property (its chain depth), which Reflect.ownKeys shows.
 //

@@ -41,7 +41,7 @@ import "github.com/dop251/goja"
 //     make a regexp (regexp.go).
 var (
 	lazyNames  = []string{"structuredClone", "URL", "URLSearchParams"}
-	gatedNames = []string{"Date", "Math", "eval", "RegExp", "Object", "Map", "Promise", "Array", "JSON", "Proxy",
+	gatedNames = []string{"Date", "Math", "eval", "RegExp", "Object", "Map", "Set", "WeakMap", "WeakSet", "Promise", "Array", "JSON", "Proxy",
 		"ArrayBuffer", "SharedArrayBuffer", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
 		"Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array", "Float16Array"}
 	gated = func() map[string]bool {

@@ -35,9 +35,11 @@ import (
 // limit: the runtime is interrupted (a JavaScript catch cannot see it) and
 // the call throws so that nothing after it runs. What no builtin decides —
 // `s += s` in a loop, pushing forever — is the heap watchdog's, in package
-// runtime. Spreading a huge sparse array (`[...a]`) and a length set by
-// assignment (`a.length = 2**32-1` then a builtin not listed) are the gaps
-// left; running the VM in a child process (--isolate process) closes them.
+// runtime, and concatenation and spreading are checked by the helpers of
+// rewrite.go. A length set by assignment (`a.length = 2**32-1`) then
+// handed to a builtin not listed (new Set(a), new Map(a), String.raw) is
+// the gap left; running the VM in a child process (--isolate process, the
+// command line's default) closes it.
 
 // DefaultMaxMemory is the memory budget of a run when Options.MaxMemory is 0.
 const DefaultMaxMemory = 256 << 20

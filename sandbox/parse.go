@@ -50,7 +50,10 @@ type Script struct {
 	stringReach   bool            // the script can reach String.prototype's sized methods (memory.go)
 	arrayReach    bool            // the script can hand an array method a huge length (memory.go)
 	bindReach     bool            // the script can reach Function.prototype.bind (nesting.go)
-	regexps       bool            // the script can make a regexp (see regexp.go)
+	helpers       bool            // the wrapper takes the size-checking helpers (rewrite.go)
+	// What the script can reach of conversion.go's guards.
+	conversionReach, installerReach, dataReach, applyReach, reflectReach bool
+	regexps                                                              bool // the script can make a regexp (see regexp.go)
 }
 
 // Parse runs every source check on src and compiles it. name is used in
@@ -92,7 +95,8 @@ func Parse(name, src string) (*Script, error) {
 	if err := s.rewriteRegexps(prg); err != nil {
 		return nil, err
 	}
-	s.findAbsent(prg)
+	s.findAbsent(prg) // on the tree as the user wrote it, before the rewrite
+	s.helpers = rewriteSizes(prg.Body[0].(*ast.ExpressionStatement).Expression.(*ast.FunctionLiteral), s.meta)
 	s.program, err = goja.CompileAST(prg, false)
 	if err != nil {
 		return nil, s.compileError(err)

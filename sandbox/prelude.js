@@ -96,29 +96,62 @@
       });
       return orig;
 
-    case 'Map':
-      def(orig, 'groupBy', function groupBy(items, callback) {
-        if (typeof callback !== 'function') throw new TypeError('Map.groupBy: callback is not a function');
-        const out = new orig();
-        let i = 0;
-        for (const x of items) {
-          let k = callback(x, i++);
-          if (k === 0) k = 0; // -0 → +0
-          const list = out.get(k);
-          if (list) list.push(x);
-          else out.set(k, [x]);
-        }
-        return out;
-      });
-      return orig;
+    case 'Map': case 'Set': case 'WeakMap': case 'WeakSet': {
+      // The constructors walk an array's every index natively, holes
+      // included, where no deadline reaches them: new Set(a) of an array
+      // of 2^32-1 holes would loop past the run's deadline. Size-check an
+      // array before they start, as new Array(n) is.
+      const Orig = orig;
+      const isArray = Array.isArray;
+      const C = {
+        [name]: function (items) {
+          if (new.target === undefined) throw new TypeError('Constructor ' + name + " requires 'new'");
+          if (isArray(items)) alloc('new ' + name + '(array)', items.length, 0);
+          return Reflect.construct(Orig, arguments, new.target);
+        },
+      }[name];
+      defineProperty(C, 'prototype', { value: Orig.prototype, writable: false });
+      defineProperty(C, 'length', { value: 0 });
+      def(Orig.prototype, 'constructor', C);
+      defineProperty(C, Symbol.species, { get: function () { return this; }, configurable: true });
+      if (name === 'Map') {
+        def(C, 'groupBy', function groupBy(items, callback) {
+          if (typeof callback !== 'function') throw new TypeError('Map.groupBy: callback is not a function');
+          const out = new Orig();
+          let i = 0;
+          for (const x of items) {
+            let k = callback(x, i++);
+            if (k === 0) k = 0; // -0 → +0
+            const list = out.get(k);
+            if (list) list.push(x);
+            else out.set(k, [x]);
+          }
+          return out;
+        });
+      }
+      return C;
+    }
 
-    case 'Promise':
+    case 'Promise': {
       def(orig, 'withResolvers', function withResolvers() {
         let resolve, reject;
         const promise = new this((res, rej) => { resolve = res; reject = rej; });
         return { promise, resolve, reject };
       });
+      // The combinators walk an array's every index natively, holes
+      // included: size-check an array before they start.
+      const isArray = Array.isArray;
+      for (const k of ['all', 'allSettled', 'any', 'race']) {
+        const f = orig[k];
+        def(orig, k, {
+          [k](items) {
+            if (isArray(items)) alloc('Promise.' + k, items.length, 0);
+            return Reflect.apply(f, this, arguments);
+          },
+        }[k]);
+      }
       return orig;
+    }
 
     case 'ArrayBuffer': case 'SharedArrayBuffer':
     case 'Int8Array': case 'Uint8Array': case 'Uint8ClampedArray': case 'Int16Array': case 'Uint16Array':

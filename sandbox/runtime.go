@@ -66,6 +66,13 @@ type Runtime struct {
 	stringsGuarded bool         // String.prototype's sized methods are checked
 	arraysGuarded  bool         // Array.prototype's length-bound methods are checked
 
+	// See conversion.go.
+	conversionsGuarded, dataGuarded, regexpDataGuarded bool
+	applyGuarded, reflectGuarded, installersGuarded    bool
+	conversionDepth                                    int                           // how deeply the counted builtins are nested
+	hooked                                             map[*goja.Object]*goja.Object // builtins installed as conversion methods → their counted wrappers
+	funcToString                                       goja.Callable                 // the original Function.prototype.toString
+
 	// See nesting.go.
 	jsonContexts  []*jsonContext // the bounded JSON.stringify calls under way, innermost last
 	replacer      goja.Value     // the replacer that bounds them
@@ -75,6 +82,10 @@ type Runtime struct {
 	functionProto *goja.Object  // Function.prototype, for guardBind
 	bindDepth     *goja.Symbol  // marks bound functions with the depth of their chain
 	errorCtors    map[string]goja.Value
+
+	// See rewrite.go.
+	helperValues []goja.Value  // the size-checking helpers a rewritten script is passed
+	plainAdd     goja.Callable // goja's own + on primitives, for BigInt
 }
 
 // New returns a runtime with only the ECMAScript builtins, the sandbox's
@@ -243,6 +254,25 @@ func (r *Runtime) Load(s *Script) (goja.Callable, error) {
 		r.guardBind(r.functionProto)
 	}
 	r.timeRegexps(s)
+	if r.funcToString == nil && (s.helpers || s.installerReach || s.reflectReach || s.conversionReach) {
+		// Before this script's code runs: a script that could replace
+		// Function.prototype.toString (by assignment, computed member,
+		// reflection or pattern) reaches this line first, and %hook needs
+		// the original to tell builtins apart (rewrite.go).
+		r.funcToString, _ = goja.AssertFunction(r.functionProto.Get("toString"))
+	}
+	if s.conversionReach {
+		r.guardConversions()
+	}
+	if s.installerReach {
+		r.guardInstallers()
+	}
+	if s.dataReach {
+		r.guardData(s.regexps)
+	}
+	if s.applyReach {
+		r.guardApply(s.reflectReach)
+	}
 	v, err := r.VM.RunProgram(s.program)
 	if err != nil {
 		return nil, r.Error(err)
@@ -251,5 +281,18 @@ func (r *Runtime) Load(s *Script) (goja.Callable, error) {
 	if !ok {
 		return nil, wferr.New(wferr.Internal, "sandbox: script %s did not evaluate to a function", s.Name)
 	}
-	return fn, nil
+	if !s.helpers {
+		return fn, nil
+	}
+	helpers := r.helpers()
+	return func(this goja.Value, args ...goja.Value) (goja.Value, error) {
+		all := make([]goja.Value, 2, 2+len(helpers))
+		for i := range min(len(args), 2) {
+			all[i] = args[i]
+		}
+		for i := len(args); i < 2; i++ {
+			all[i] = goja.Undefined()
+		}
+		return fn(this, append(all, helpers...)...)
+	}, nil
 }

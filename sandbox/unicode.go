@@ -72,6 +72,15 @@ func (s *Script) rewriteRegexps(prg *ast.Program) error {
 	for _, n := range reflectionNames {
 		s.bindReach = s.bindReach || w.refs[n]
 	}
+	all := w.refs["globalThis"] || w.refs["this"]
+	s.conversionReach = w.elsewhere
+	s.installerReach = w.computed || all
+	for _, n := range installerNames {
+		s.installerReach = s.installerReach || w.refs[n]
+	}
+	s.dataReach = w.dataWrite || s.installerReach
+	s.reflectReach = all || w.refs["Reflect"]
+	s.applyReach = s.reflectReach || w.computed || w.refs["apply"]
 	return err
 }
 
@@ -109,6 +118,7 @@ var (
 	unaryType      = reflect.TypeOf((*ast.UnaryExpression)(nil))
 	forIntoType    = reflect.TypeOf((*ast.ForIntoExpression)(nil))
 	keyedType      = reflect.TypeOf((*ast.PropertyKeyed)(nil))
+	fieldType      = reflect.TypeOf((*ast.FieldDefinition)(nil))
 	fileType       = reflect.TypeOf((*file.File)(nil))
 )
 
@@ -124,6 +134,8 @@ type walker struct {
 	agentShadowed bool                      // the script binds the name agent itself
 	computed      bool                      // a member access or key is computed from a non-literal: o[k], {[k]: v}
 	lengthWrite   bool                      // an assignment or update may set a length: a.length = n, a[k] = v, a[k]++
+	dataWrite     bool                      // an assignment or class field may write data a builtin converts (conversion.go)
+	elsewhere     bool                      // a pattern or compound assignment may install a conversion method (conversion.go)
 }
 
 func (w *walker) walk(v reflect.Value) bool {
@@ -170,14 +182,22 @@ func (w *walker) walk(v reflect.Value) bool {
 			if k, ok := p.Key.(*ast.StringLiteral); ok {
 				w.refs[k.Value.String()] = true // {'repeat': r} = s names repeat too, and {'__proto__': p} sets a prototype
 			}
+
 		case assignType:
 			w.lengthWrite = w.lengthWrite || mayWriteLength(v.Interface().(*ast.AssignExpression).Left)
+			a := v.Interface().(*ast.AssignExpression)
+			w.dataWrite = w.dataWrite || writesData(a.Left)
+			w.elsewhere = w.elsewhere || writesMethodElsewhere(a.Operator, a.Left)
+		case fieldType:
+			f := v.Interface().(*ast.FieldDefinition)
+			w.dataWrite = w.dataWrite || f.Computed || conversionData[keyName(f.Key)]
 		case unaryType:
 			if u := v.Interface().(*ast.UnaryExpression); u.Operator == gojatoken.INCREMENT || u.Operator == gojatoken.DECREMENT {
 				w.lengthWrite = w.lengthWrite || mayWriteLength(u.Operand)
 			}
 		case forIntoType:
 			w.lengthWrite = w.lengthWrite || mayWriteLength(v.Interface().(*ast.ForIntoExpression).Expression)
+			w.elsewhere = w.elsewhere || writesMethodElsewhere(gojatoken.ILLEGAL, v.Interface().(*ast.ForIntoExpression).Expression)
 		}
 		return w.walk(v.Elem())
 	case reflect.Interface:

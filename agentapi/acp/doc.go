@@ -53,8 +53,8 @@
 //     where the mode can write (the client does not even offer them in
 //     read-only).
 //   - terminal/* (terminal.go): offered only where the workspace's sandbox
-//     can confine commands (workspace.Confine: Landlock in read-only and
-//     workspace-write, none in danger-full-access); each command runs in
+//     can confine commands (workspace.Confine: namespaces and Landlock in
+//     read-only and workspace-write, none in danger-full-access); each command runs in
 //     the child's root, in a process group of its own, with a minimal
 //     environment, and is stopped when the child ends.
 //

@@ -97,7 +97,7 @@ func (c *child) createTerminal(p sdk.CreateTerminalRequest) (string, error) {
 	if len(c.terms) >= maxTerminals {
 		return "", refusal("%d terminals are open: release one (terminal/release) before creating another", len(c.terms))
 	}
-	a, err := proc.Attach(proc.Job{Path: path, Args: argv, Env: env, Dir: dir, MergeStderr: true})
+	a, err := proc.Attach(proc.Job{Path: path, Args: argv, Env: env, Dir: dir, MergeStderr: true, SysProcAttr: c.ws.SysProcAttr()})
 	if err != nil {
 		return "", refusal("cannot start %q: %v", p.Command, err)
 	}

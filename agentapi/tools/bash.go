@@ -64,7 +64,7 @@ func (s *Set) bash(ctx context.Context, a bashArgs) (string, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errBashTimeout)
 	defer cancel()
 	ex, err := proc.Run(ctx, proc.Job{
-		Path: path, Args: argv, Env: s.ws.CommandEnv(tmp, nil), Dir: s.ws.Root(),
+		Path: path, Args: argv, Env: s.ws.CommandEnv(tmp, nil), Dir: s.ws.Root(), SysProcAttr: s.ws.SysProcAttr(),
 		MaxStdout: maxOutput, Overflow: proc.OverflowDiscard, MergeStderr: true, Grace: bashGrace,
 	})
 	if err != nil {

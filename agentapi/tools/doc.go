@@ -73,9 +73,10 @@
 // killed when the command exits, stdout and stderr interleaved and capped.
 // Its environment is minimal (the variables proc.InheritedEnv names, never
 // API keys) with TMPDIR set to the child's temp folder, and it always runs
-// through the workspace's sandbox (Workspace.Confine): Landlock-confined in
-// read-only and workspace-write, refused with a sentence where the kernel
-// or the program cannot confine it, unconfined only in danger-full-access.
+// through the workspace's sandbox (Workspace.Confine, started with
+// Workspace.SysProcAttr): namespaces and Landlock in read-only and
+// workspace-write, refused with a sentence where the kernel or the program
+// cannot confine it, unconfined only in danger-full-access.
 // A non-zero exit status is a tool error that carries the output.
 //
 // # Place

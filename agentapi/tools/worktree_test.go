@@ -138,7 +138,16 @@ func TestAHostileChildsGitConfigNeverRunsInWfrunsGit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.ok(Bash, obj{"command": "mkdir -p .wfrun && ln -s " + f.outside + " .wfrun/worktrees"})
+	// The sandbox keeps .wfrun read-only to Bash; a child in
+	// danger-full-access could plant the link, as here.
+	if _, err := f.call(Bash, obj{"command": "mkdir -p .wfrun && ln -s " + f.outside + " .wfrun/worktrees"}); err != nil {
+		if err := os.MkdirAll(filepath.Join(f.root, ".wfrun"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(f.outside, filepath.Join(f.root, ".wfrun", "worktrees")); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	ctx := context.Background()
 	if _, err := f.set.Workspace().AddWorktree(ctx, "ag_h_1"); err == nil || !strings.Contains(err.Error(), "symbolic link") {

@@ -19,37 +19,56 @@
 // at open time, and processes are confined by the kernel.
 //
 // CheckWrite is the second check, for writes: the paths Protected lists
-// (git's configuration, hooks, excludes and submodule folders, a .git file,
-// .wfrun, .claude, and a worktree's git pointers) are refused with a
-// sentence, in every mode.
+// (the root's .git, whole, .wfrun, .claude, and a worktree's git pointers)
+// are refused with a sentence, in every mode; the sandbox mounts the same
+// paths read-only for processes.
 //
 // # The OS sandbox
 //
 // Confine turns a command into one that runs under the mode: unchanged in
 // DangerFullAccess, else through the sandbox helper, this same executable
-// re-executed with the hidden argument HelperArg. The helper applies a
-// Landlock ruleset to itself and then execs the command, which inherits it
-// for good; the engine's own process is never restricted, because Go cannot
-// run code between fork and exec. The rules: reads and execution anywhere;
-// writes only in the root (and a worktree's git folders) and the per-child
-// temp folder in WorkspaceWrite, nowhere in ReadOnly, except /dev/null,
-// /dev/zero, /dev/full, /dev/random and /dev/urandom; TCP connect and bind
-// refused unless Config.Network is set. The ruleset is the strictest the
-// kernel supports (also refusing signals to processes outside the sandbox
-// and abstract Unix sockets from ABI 6 on), and never best effort: a kernel
-// below Landlock ABI 4 (3 with Network) refuses every sandboxed command
-// with ErrNoLandlock and a sentence naming --sandbox danger-full-access as
-// the way out. Nothing ever runs unconfined by accident.
+// re-executed with the hidden argument HelperArg, which the caller starts
+// with SysProcAttr's clone flags. The helper is the init of new user,
+// PID, mount and IPC namespaces (and a network namespace unless
+// Config.Network): it maps its user onto itself, makes the host
+// read-only, mounts the namespace's own /proc and private /tmp and
+// /dev/shm, puts the root and the writable folders back (writable in
+// WorkspaceWrite), mounts the protected paths (Protected: .git/config,
+// hooks, .wfrun, .claude, a worktree's pointer files) read-only, creating
+// a locked placeholder for a missing one, and covers the hidden folders
+// (Config.Hide) with an empty tmpfs. On a thread of its own it then drops
+// every capability, sets no_new_privs, applies the strictest Landlock
+// ruleset the kernel supports (writes only in the writable folders and a
+// few device files, TCP refused unless Config.Network, signals and
+// abstract sockets scoped from ABI 6), and starts the command, which
+// inherits all of it. It reaps every process of the namespace and, when
+// the command ends, kills the rest, so nothing outlives the call. A
+// caller that ignores SysProcAttr still gets the namespaces: the helper
+// starts itself again inside them. CheckWrite refuses the file tools'
+// writes to the same protected paths.
+//
+// Nothing ever runs less confined than the mode says: a kernel below
+// Landlock ABI 4 (3 with Network) refuses every sandboxed command with
+// ErrNoLandlock, a machine without user namespaces (probed once per
+// process) with ErrNoNamespaces unless Config.LandlockOnly accepts
+// Landlock alone (with a seccomp filter that refuses setsid, setpgid and
+// ptrace, and metadata changes in ReadOnly), and a program that never
+// called Init with ErrNoHelper;
+// each sentence names the flag that is the way out. Layers reports which
+// layers the machine gives (wfrun doctor).
 //
 // # The one piece of state: Init
 //
 // A program whose children run sandboxed commands calls Init first thing in
 // main (wfrun through engine.Init, test binaries in TestMain). Started as
-// the helper, Init applies the sandbox and execs; otherwise it returns and
-// records, in the package's only variable, that re-executing this binary
-// reaches the helper. Without that record Confine refuses with ErrNoHelper
-// and a sentence naming the call, rather than re-executing a program that
-// would treat the helper's arguments as its own. Dispatch adds further
+// the helper, Init applies the sandbox and runs the command; otherwise it
+// makes the process non-dumpable (no child reads its environment or
+// memory) and records that re-executing this binary reaches the helper.
+// Without that record Confine refuses with ErrNoHelper and a sentence
+// naming the call, rather than re-executing a program that would treat the
+// helper's arguments as its own. Besides that record the package keeps one
+// more piece of state, the result of the namespaces probe, made once per
+// process. Dispatch adds further
 // helper modes (the same entry will serve process isolation of whole runs).
 //
 // # Worktrees
@@ -85,7 +104,8 @@
 //
 // The package belongs to agentapi's provider layer: it imports agentapi
 // (for the worktree a provider reports), agentapi's internal process
-// supervision, internal/wferr, internal/nofollow, go-landlock and the
+// supervision, internal/wferr, internal/nofollow, go-landlock,
+// golang.org/x/sys/unix and the
 // standard library, never runtime, engine, sandbox or cmd. Tools
 // (agentapi/tools) and providers use it; the run side never does.
 package workspace

@@ -16,11 +16,16 @@ const HelperArg = "__wfrun-helper"
 // sandboxWord is the mode word of the sandbox helper.
 const sandboxWord = "sandbox"
 
+// probeWord is the helper mode that checks, inside fresh namespaces, that
+// the mounts the sandbox needs can be made.
+const probeWord = "ns-probe"
+
 // initialised records that Init (or Dispatch) ran in this process and
 // returned, so that re-executing os.Executable() as the helper reaches the
-// helper rather than the program's ordinary main. It is the package's only
-// state, and it has to be: the fact it records is about the binary, not
-// about any value a caller could hold. It only ever goes from false to
+// helper rather than the program's ordinary main. It is package state
+// (with the namespaces probe's cached answer, a fact about the machine),
+// and it has to be: the fact it records is about the binary, not about any
+// value a caller could hold. It only ever goes from false to
 // true.
 var initialised atomic.Bool
 
@@ -37,7 +42,9 @@ func Initialized() bool { return helperAvailable() }
 // it applies the sandbox to itself and executes the command, or exits with
 // status 125 and a sentence on stderr. Otherwise it returns at once and
 // records that the helper is available; without that record Confine
-// refuses every sandboxed command.
+// refuses every sandboxed command. It also makes the process non-dumpable,
+// so that no child reads its environment (API keys) or memory through
+// /proc or ptrace.
 func Init() { Dispatch(nil) }
 
 // Dispatch is Init with more helper modes: modes maps a mode word to a
@@ -45,9 +52,19 @@ func Init() { Dispatch(nil) }
 // and returns its exit status. The word "sandbox" is this package's own and
 // cannot be replaced. An unknown word exits with status 2.
 func Dispatch(modes map[string]func(args []string) int) {
+	// No child may read this process's memory or environment through
+	// /proc or ptrace, whatever its user: wfrun's, or a helper mode's such
+	// as an isolated run's. The sandbox's own modes make themselves
+	// non-dumpable once they have mapped their user (a non-dumpable
+	// process's /proc/self/uid_map belongs to root), and a sandboxed
+	// command is a new program, dumpable again.
 	if len(os.Args) < 2 || os.Args[1] != HelperArg {
+		_ = setNonDumpable()
 		initialised.Store(true)
 		return
+	}
+	if len(os.Args) < 3 || (os.Args[2] != sandboxWord && os.Args[2] != probeWord) {
+		_ = setNonDumpable()
 	}
 	os.Exit(helperMain(os.Args[2:], modes, os.Stderr))
 }
@@ -59,8 +76,11 @@ func helperMain(args []string, modes map[string]func([]string) int, stderr io.Wr
 		fmt.Fprintf(stderr, "wfrun helper: %s needs a mode word; it is started by wfrun itself, not by hand\n", HelperArg)
 		return 2
 	}
-	if args[0] == sandboxWord {
+	switch args[0] {
+	case sandboxWord:
 		return sandboxMain(args[1:], stderr)
+	case probeWord:
+		return probeMain(args[1:], stderr)
 	}
 	if run, ok := modes[args[0]]; ok {
 		return run(args[1:])
@@ -70,9 +90,9 @@ func helperMain(args []string, modes map[string]func([]string) int, stderr io.Wr
 }
 
 func known(modes map[string]func([]string) int) []string {
-	words := []string{sandboxWord}
+	words := []string{sandboxWord, probeWord}
 	for w := range modes {
-		if w != sandboxWord {
+		if w != sandboxWord && w != probeWord {
 			words = append(words, w)
 		}
 	}

@@ -14,7 +14,8 @@ func TestCheckWriteRefusesProtectedPaths(t *testing.T) {
 	r := w.Root()
 	refused := []string{
 		".git", ".git/config", ".git/config.worktree", ".git/hooks", ".git/hooks/pre-commit", ".git/info/exclude",
-		".git/modules/sub/config", ".wfrun", ".wfrun/worktrees/x/file", ".claude", ".claude/settings.json",
+		".git/modules/sub/config", ".git/commondir", ".git/HEAD", ".git/objects/ab", ".wfrun", ".wfrun/worktrees/x/file",
+		".claude", ".claude/settings.json",
 	}
 	for _, p := range refused {
 		err := w.CheckWrite(filepath.Join(r, p))
@@ -22,7 +23,7 @@ func TestCheckWriteRefusesProtectedPaths(t *testing.T) {
 			t.Errorf("CheckWrite(%s) = %v, want a sentence that says it is protected", p, err)
 		}
 	}
-	allowed := []string{"README", "src/app.txt", ".gitignore", ".git/HEAD", ".wfrunx", ".claudex/a", "src/.git/config", "src/.wfrun", ".github/workflows/ci.yml"}
+	allowed := []string{"README", "src/app.txt", ".gitignore", ".gitx", ".wfrunx", ".claudex/a", "src/.git/config", "src/.wfrun", ".github/workflows/ci.yml"}
 	for _, p := range allowed {
 		if err := w.CheckWrite(filepath.Join(r, p)); err != nil {
 			t.Errorf("CheckWrite(%s) = %v, want nil", p, err)
@@ -59,8 +60,14 @@ func TestProtectedCoversAWorktreesGitPointers(t *testing.T) {
 	if err := cw.CheckWrite(filepath.Join(own, "HEAD")); err != nil {
 		t.Errorf("the worktree's HEAD is the child's to move: %v", err)
 	}
-	// The main workspace's .git is a folder: listed by its parts only.
-	if slices.Contains(w.Protected(), filepath.Join(w.Root(), ".git")) {
-		t.Errorf("a .git folder is listed whole: %v", w.Protected())
+	// The main workspace's .git is a folder, listed whole: git would
+	// follow a commondir file a child wrote there.
+	if !slices.Contains(w.Protected(), filepath.Join(w.Root(), ".git")) {
+		t.Errorf("the .git folder is not listed: %v", w.Protected())
+	}
+	// Outside a repository, .git may not be created either.
+	plain, _, _ := sandboxed(t, Config{})
+	if err := plain.CheckWrite(filepath.Join(plain.Root(), ".git", "config")); err == nil {
+		t.Error("outside a repository, a child may create .git")
 	}
 }

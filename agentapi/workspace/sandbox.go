@@ -22,6 +22,11 @@ var ErrNoHelper = errors.New("the sandbox helper is not available")
 // the kernel cannot enforce the mode's rules.
 var ErrNoLandlock = errors.New("the kernel cannot enforce the sandbox")
 
+// ErrNoNamespaces is the cause when a sandboxed command is refused because
+// the kernel cannot give it the namespaces of the full sandbox and
+// Config.LandlockOnly was not set.
+var ErrNoNamespaces = errors.New("the kernel cannot give sandboxed commands their namespaces")
+
 // helperStatus is the exit status of a helper that refused to run the
 // command; the command itself never ran.
 const helperStatus = 125
@@ -32,6 +37,22 @@ type policy struct {
 	Mode    Mode     `json:"mode"`    // for the helper's messages
 	Write   []string `json:"write"`   // folders writable besides the device files
 	Network bool     `json:"network"` // TCP connect and bind allowed
+
+	// NS builds the namespaces (user, PID, mount, IPC, and net without
+	// Network) before Landlock; false only under Config.LandlockOnly on a
+	// machine without them. The fields below need NS.
+	NS bool `json:"ns,omitempty"`
+	// See are folders that stay visible even under the private /tmp: the
+	// workspace root (also in read-only mode) and the writable folders.
+	See []string `json:"see,omitempty"`
+	// Protect are the paths mounted read-only (Workspace.Protected).
+	Protect []string `json:"protect,omitempty"`
+	// Hide are folders covered by an empty read-only tmpfs.
+	Hide []string `json:"hide,omitempty"`
+	// UID and GID are wfrun's user and group, which the helper maps onto
+	// themselves in its user namespace.
+	UID int `json:"uid,omitempty"`
+	GID int `json:"gid,omitempty"`
 }
 
 // neededABI is the Landlock ABI the rules need: 3 for writes (truncate(2)
@@ -46,26 +67,34 @@ func neededABI(network bool) int {
 
 // Confine returns the program and arguments that run path with argv (argv[0]
 // included) under the workspace's sandbox mode; the caller starts them with
-// the command's environment, in the folder it chooses.
+// the command's environment, in the folder it chooses, and, for the fast
+// path, with SysProcAttr's attributes.
 //
 //   - DangerFullAccess: path and argv unchanged.
 //   - WorkspaceWrite: the helper (this executable, re-executed with
-//     HelperArg) applies Landlock to itself, allowing writes only in the
-//     root, in the folders a worktree needs, and in tmp (when not ""), and
-//     then executes path.
+//     HelperArg) runs as the init of new user, PID, mount and IPC
+//     namespaces (and a network namespace without Config.Network): the
+//     host is mounted read-only but for the root, the folders a worktree
+//     needs and tmp (when not ""); the protected paths are read-only and
+//     the hidden folders empty; /proc is the namespace's own, /tmp and
+//     /dev/shm private. It then drops every capability, applies Landlock
+//     with the same writable folders, starts path, and when path ends
+//     kills whatever path left behind.
 //   - ReadOnly: the same with nothing writable.
 //
 // In both sandboxed modes only a few device files (/dev/null, /dev/zero,
 // /dev/full, /dev/random, /dev/urandom) are writable besides, reads and
-// execution are allowed everywhere, and TCP is refused unless
+// execution are allowed everywhere else, and TCP is refused unless
 // Config.Network is set. The error, when the command cannot be confined,
-// wraps ErrNoHelper (Init was not called) or ErrNoLandlock (the kernel
-// lacks what the rules need); the command must then not run at all.
+// wraps ErrNoHelper (Init was not called), ErrNoLandlock (the kernel lacks
+// what the rules need) or ErrNoNamespaces (no namespaces, and
+// Config.LandlockOnly not set); the command must then not run at all.
 func (w *Workspace) Confine(path string, argv []string, tmp string) (string, []string, error) {
 	if !w.mode.Sandboxed() {
 		return path, argv, nil
 	}
-	if err := w.CheckSandbox(); err != nil {
+	ns, err := w.checkSandbox()
+	if err != nil {
 		return "", nil, err
 	}
 	exe, err := os.Executable()
@@ -77,6 +106,15 @@ func (w *Workspace) Confine(path string, argv []string, tmp string) (string, []s
 		pol.Write = append([]string{w.root}, w.writable...)
 		if tmp != "" {
 			pol.Write = append(pol.Write, tmp)
+		}
+	}
+	if ns {
+		pol.NS = true
+		pol.UID, pol.GID = os.Getuid(), os.Getgid()
+		pol.See = append([]string{w.root}, pol.Write...)
+		pol.Hide = w.hide
+		if w.mode == WorkspaceWrite {
+			pol.Protect = outermost(w.Protected())
 		}
 	}
 	enc, err := json.Marshal(pol)
@@ -91,18 +129,37 @@ func (w *Workspace) Confine(path string, argv []string, tmp string) (string, []s
 // workspace, or nil when they can run (and always in DangerFullAccess). A
 // caller may use it to refuse early, before it builds a command.
 func (w *Workspace) CheckSandbox() error {
+	_, err := w.checkSandbox()
+	return err
+}
+
+// checkSandbox is CheckSandbox, and reports besides whether the command
+// gets its namespaces (false: Landlock alone, which LandlockOnly allowed),
+// from the one answer of the probe that decided.
+func (w *Workspace) checkSandbox() (ns bool, err error) {
 	if !w.mode.Sandboxed() {
-		return nil
+		return false, nil
 	}
 	if !w.helper() {
-		return fmt.Errorf("sandboxed commands are refused: the %s sandbox starts each command through a helper mode of this program, and this program did not call workspace.Init() (engine.Init() in programs that embed wfrun's engine) at the top of main; add that call, or run with --sandbox danger-full-access to opt out of the sandbox: %w", w.mode, ErrNoHelper)
+		return false, fmt.Errorf("sandboxed commands are refused: the %s sandbox starts each command through a helper mode of this program, and this program did not call workspace.Init() (engine.Init() in programs that embed wfrun's engine) at the top of main; add that call, or run with --sandbox danger-full-access to opt out of the sandbox: %w", w.mode, ErrNoHelper)
 	}
 	need := neededABI(w.network)
 	abi, err := w.abi()
 	if err != nil || abi < need {
-		return landlockRefusal(w.mode, w.network, abi, err)
+		return false, landlockRefusal(w.mode, w.network, abi, err)
 	}
-	return nil
+	nsErr := w.namespaces()
+	if nsErr != nil && !w.landlockOnly {
+		return false, fmt.Errorf("sandboxed commands are refused: the %s sandbox runs each command in namespaces of its own (user, PID, mount, IPC, network), so that it cannot read wfrun's secrets, outlive its call or change protected files, and this machine cannot create them (%v); allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or user.max_user_namespaces above 0, or the AppArmor restriction lifted), or accept the weaker Landlock-only sandbox with --sandbox-landlock-only, or opt out with --sandbox danger-full-access: %w",
+			w.mode, nsErr, ErrNoNamespaces)
+	}
+	return nsErr == nil, nil
+}
+
+// LandlockOnly reports whether sandboxed commands run under Landlock alone:
+// Config.LandlockOnly was set and this machine gives no namespaces.
+func (w *Workspace) LandlockOnly() bool {
+	return w.mode.Sandboxed() && w.landlockOnly && w.namespaces() != nil
 }
 
 // landlockRefusal is the sentence for a kernel that cannot enforce mode.
@@ -153,7 +210,18 @@ func sandboxMain(args []string, stderr io.Writer) int {
 	if !filepath.IsAbs(path) || slices.ContainsFunc(pol.Write, func(d string) bool { return !filepath.IsAbs(d) }) {
 		return fail("the program and the writable folders must be absolute paths")
 	}
+	if pol.NS {
+		if os.Getpid() != 1 {
+			// Started without the namespaces (a caller that did not use
+			// SysProcAttr): start the helper again inside them and wait.
+			return spawnInNamespaces(pol, stderr)
+		}
+		return nsInit(pol, path, argv, stderr)
+	}
 	if err := restrictSelf(pol); err != nil {
+		return fail("%v", err)
+	}
+	if err := installSeccomp(pol.Mode == ReadOnly); err != nil { // Landlock alone: see seccomp_linux.go
 		return fail("%v", err)
 	}
 	err := syscall.Exec(path, argv, os.Environ())

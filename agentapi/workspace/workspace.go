@@ -20,6 +20,17 @@ type Config struct {
 	// TCP ports. Without it Landlock refuses both (read-only and
 	// workspace-write; danger-full-access never restricts anything).
 	Network bool
+	// Hide lists absolute folders that every sandboxed command sees as
+	// empty (an empty read-only tmpfs over each): wfrun's state folder,
+	// with its journal keys, goes here. A folder that does not exist is
+	// skipped.
+	Hide []string
+	// LandlockOnly accepts the weaker sandbox where the kernel gives no
+	// namespaces: Landlock alone, without a PID namespace (a child's
+	// survivors outlive it, /proc shows wfrun), without protected paths
+	// and hidden folders. Without it such a machine refuses every
+	// sandboxed command. It changes nothing where namespaces work.
+	LandlockOnly bool
 }
 
 // Workspace is a root folder and a sandbox mode: the one place that
@@ -36,6 +47,12 @@ type Workspace struct {
 	writable []string
 	// worktree is set on a worktree's Workspace.
 	worktree bool
+	// gitdir is a worktree's own git folder ("" outside a worktree).
+	gitdir string
+	// hide are the folders sandboxed commands see empty (Config.Hide).
+	hide []string
+	// landlockOnly accepts Landlock without namespaces (Config.LandlockOnly).
+	landlockOnly bool
 
 	// git serialises this package's own edits of a repository's files
 	// (info/exclude); shared by every Workspace derived from one New.
@@ -48,6 +65,9 @@ type Workspace struct {
 	abi func() (int, error)
 	// helper reports whether Init has run in this process; a test hook.
 	helper func() bool
+	// namespaces reports why this machine cannot give sandboxed commands
+	// their namespaces, or nil; a test hook.
+	namespaces func() error
 }
 
 // New checks cfg and returns its workspace. The root is made absolute and
@@ -70,8 +90,19 @@ func New(cfg Config) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	var hide []string
+	for _, h := range cfg.Hide {
+		if !filepath.IsAbs(h) {
+			return nil, fmt.Errorf("the hidden folder %q is not an absolute path: give --sandbox-hide an absolute path", h)
+		}
+		if real, err := filepath.EvalSymlinks(h); err == nil {
+			h = real
+		}
+		hide = append(hide, filepath.Clean(h))
+	}
 	return &Workspace{root: root, mode: mode, network: cfg.Network, git: new(sync.Mutex), repo: newRepoCache(root),
-		abi: landlockABI, helper: helperAvailable}, nil
+		hide: hide, landlockOnly: cfg.LandlockOnly,
+		abi: landlockABI, helper: helperAvailable, namespaces: namespacesAvailable}, nil
 }
 
 // realDir returns dir as an absolute path without symlinks, or an error
@@ -118,5 +149,6 @@ func (w *Workspace) Narrow(m Mode) *Workspace {
 func (w *Workspace) clone() *Workspace {
 	c := *w
 	c.writable = slices.Clone(w.writable)
+	c.hide = slices.Clone(w.hide)
 	return &c
 }

@@ -269,6 +269,7 @@ func (t *Worktree) workspace(sub string) (*Workspace, error) {
 	ws.root = root
 	ws.writable = writable
 	ws.worktree = true
+	ws.gitdir = writable[0]
 	ws.repo = &repoCache{repo: &repository{top: t.path, gitdir: t.gitdir, common: r.common, base: r.base, rel: r.rel}}
 	return ws, nil
 }

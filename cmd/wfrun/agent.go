@@ -40,6 +40,9 @@ func agentCommand(args []string, e env) int {
 		return usageFail(e, `agent takes one task, in quotes: wfrun agent "Review the three open pull requests"`)
 	}
 	task := o.positional[0]
+	if o.isolate == "" {
+		o.isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
+	}
 	in, err := loadToolInvocation(o, e)
 	if err != nil {
 		return setupFailed(e, err)

@@ -4,6 +4,7 @@
 //	wfrun [run] NAME [flags]       run a saved workflow by name (.claude/workflows/NAME.js, …)
 //	wfrun check SCRIPT.js [flags]  run every pre-check and execute nothing
 //	wfrun providers                list the sub-agent providers and their capabilities
+//	wfrun doctor                   the sandbox layers this machine gives; exit 1 when sandboxed commands would be refused
 //	wfrun agents                   list the personas (agentType) and the files that failed to load
 //	wfrun workflows                list the saved workflows and the files that failed to load
 //	wfrun tool                     print the tools' definitions for parent agents

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	runfolder "github.com/wfrun/wfrun/engine/journal"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/ralph"
 )
@@ -194,4 +195,56 @@ return out`), 0o644); err != nil {
 		t.Fatalf("the resume with a larger budget: %+v", r.Agents)
 	}
 	inRuns(t, runs, script, "--max-run-folder", "lots").wantCode(t, exitUsage)
+}
+
+// savedIsolation is the isolation a run's saved request asks for.
+func savedIsolation(t *testing.T, runs, id string) engine.Isolation {
+	t.Helper()
+	folder, err := runfolder.OpenFolder(runs, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := folder.ReadFile(runfolder.RequestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req engine.WorkflowStartRequest
+	if err := json.Unmarshal(data, &req); err != nil {
+		t.Fatal(err)
+	}
+	return req.Isolate
+}
+
+// A script runs in a child process unless --isolate none says otherwise,
+// and a run started with none keeps it when resumed or retried.
+func TestIsolation_ProcessByDefaultAndNoneKeptByResume(t *testing.T) {
+	runs := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		o := inRuns(t, runs, args...)
+		o.wantCode(t, exitCompleted)
+		return o.result(t).RunID
+	}
+	if got := savedIsolation(t, runs, run("testdata/hello.js")); got != engine.IsolateProcess {
+		t.Errorf("a plain run asked for %q, want process", got)
+	}
+	none := run("testdata/hello.js", "--isolate", "none")
+	if got := savedIsolation(t, runs, none); got != engine.IsolateNone {
+		t.Errorf("--isolate none asked for %q", got)
+	}
+	for _, c := range []struct {
+		args []string
+		want engine.Isolation
+	}{
+		{[]string{"resume", none}, engine.IsolateNone},
+		{[]string{"resume", none, "--isolate", "process"}, engine.IsolateProcess},
+	} {
+		if got := savedIsolation(t, runs, run(c.args...)); got != c.want {
+			t.Errorf("%v asked for %q, want %q", c.args, got, c.want)
+		}
+	}
+	isolated := run("testdata/hello.js")
+	if got := savedIsolation(t, runs, run("resume", isolated)); got != engine.IsolateProcess {
+		t.Errorf("resume of an isolated run asked for %q", got)
+	}
 }

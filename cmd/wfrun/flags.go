@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +40,8 @@ type options struct {
 	workspace      string
 	sandbox        string
 	sandboxNetwork bool
+	sandboxHide    stringList // --sandbox-hide, repeatable
+	landlockOnly   bool       // --sandbox-landlock-only
 	// Traces (every command that runs scripts).
 	otlpEndpoint string
 	// wfrun mcp and wfrun agent; wfrun ui's --addr.
@@ -213,6 +216,8 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.workspace, "workspace")
 	str(&o.sandbox, "sandbox")
 	fs.BoolVar(&o.sandboxNetwork, "sandbox-network", false, "")
+	fs.Var(&o.sandboxHide, "sandbox-hide", "")
+	fs.BoolVar(&o.landlockOnly, "sandbox-landlock-only", false, "")
 	fs.Var(&o.agentsDirs, "agents-dir", "")
 	str(&o.httpAddr, "http")
 	str(&o.authToken, "auth-token")
@@ -336,6 +341,11 @@ func (o *options) validate() error {
 	for _, d := range o.agentsDirs {
 		if strings.TrimSpace(d) == "" {
 			return fmt.Errorf("--agents-dir is empty; give it a folder or leave it out")
+		}
+	}
+	for _, d := range o.sandboxHide {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("--sandbox-hide %q is not an absolute path; give the folder to hide from sandboxed commands as an absolute path", d)
 		}
 	}
 	for _, d := range o.workflowsDirs {

@@ -11,7 +11,7 @@ var update = flag.Bool("update", false, "rewrite testdata/help.golden")
 
 func TestHelpMatchesTheGoldenFile(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"check", "--help"}, {"providers", "-h"}, {"tool", "--help"}, {"mcp", "--help"}, {"agent", "-h"}, {"agents", "--help"}, {"testdata/hello.js", "--help"},
-		{"resume", "--help"}, {"retry", "-h"}, {"continue", "--help"}, {"runs", "--help"}, {"show", "-h"}, {"stop", "--help"}, {"note", "--help"}, {"ralph", "--help"}} {
+		{"doctor", "--help"}, {"resume", "--help"}, {"retry", "-h"}, {"continue", "--help"}, {"runs", "--help"}, {"show", "-h"}, {"stop", "--help"}, {"note", "--help"}, {"ralph", "--help"}} {
 		o := wfrun(t, args...)
 		o.wantCode(t, exitCompleted)
 		if *update && args[0] == "--help" {

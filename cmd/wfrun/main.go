@@ -53,6 +53,8 @@ func runMain(args []string, e env) int {
 			return checkCommand(args[1:], e)
 		case "providers":
 			return providersCommand(args[1:], e)
+		case "doctor":
+			return doctorCommand(args[1:], e)
 		case "agents":
 			return agentsCommand(args[1:], e)
 		case "workflows":

@@ -29,7 +29,7 @@ type providerFlags struct {
 
 	personas  *persona.Set     // --agents-dir and the usual folders
 	models    *modelmap.Map    // --model-map; nil without it
-	workspace workspace.Config // --workspace, --sandbox, --sandbox-network
+	workspace workspace.Config // --workspace, --sandbox, --sandbox-network, --sandbox-hide, --sandbox-landlock-only
 }
 
 // providerSet builds the providers this command line configures besides the

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/wfrun/wfrun/agentapi/acp"
@@ -18,6 +19,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/trace"
+	"github.com/wfrun/wfrun/internal/statedir"
 )
 
 // defaultParent owns the children of a run started from the command line.
@@ -126,7 +128,14 @@ func providerFlagsOf(o *options, e env) (providerFlags, error) {
 	if err != nil {
 		return pf, usagef("%v", err)
 	}
-	pf.workspace = workspace.Config{Root: ws, Mode: mode, Network: o.sandboxNetwork}
+	// wfrun's state folder holds every run's journal key: no sandboxed
+	// command may read it, whatever --sandbox-hide says.
+	hide := slices.Clone(o.sandboxHide)
+	if state, err := statedir.Dir(e.getenv); err == nil {
+		hide = append(hide, state)
+	}
+	pf.workspace = workspace.Config{Root: ws, Mode: mode, Network: o.sandboxNetwork,
+		Hide: hide, LandlockOnly: o.landlockOnly}
 	if o.modelMap == "" {
 		return pf, nil
 	}

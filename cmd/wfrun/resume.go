@@ -105,19 +105,25 @@ func loadResumeInvocation(id string, o *options, e env) (*invocation, error) {
 	if !runfolder.ValidRunID(id) {
 		return nil, usagef("%q is not a run id: a run id is wf_ and 16 hex digits, as wfrun runs lists them", id)
 	}
-	if in.req.SubagentProvider == "" {
+	var saved engine.WorkflowStartRequest
+	if folder, err := runfolder.OpenFolder(in.runsDir, id); err == nil {
+		if data, err := folder.ReadFile(runfolder.RequestFile); err == nil {
+			_ = json.Unmarshal(data, &saved)
+		}
+	} else if errors.Is(err, runfolder.ErrNoFolder) && in.req.SubagentProvider == "" {
+		abs, _ := filepath.Abs(in.runsDir)
+		return nil, precheck(engine.CodeInvalidRequest, "run %s has no folder in %s; wfrun runs lists the runs there (pass --runs-dir if they are elsewhere)", id, abs)
+	}
+	if in.req.SubagentProvider == "" && saved.SubagentProvider != "" {
 		// Build the provider the run used, as the saved request names it.
-		if folder, err := runfolder.OpenFolder(in.runsDir, id); err == nil {
-			if data, err := folder.ReadFile(runfolder.RequestFile); err == nil {
-				var saved engine.WorkflowStartRequest
-				if json.Unmarshal(data, &saved) == nil && saved.SubagentProvider != "" {
-					in.req.SubagentProvider = saved.SubagentProvider
-					in.explicitProvider = true
-				}
-			}
-		} else if errors.Is(err, runfolder.ErrNoFolder) {
-			abs, _ := filepath.Abs(in.runsDir)
-			return nil, precheck(engine.CodeInvalidRequest, "run %s has no folder in %s; wfrun runs lists the runs there (pass --runs-dir if they are elsewhere)", id, abs)
+		in.req.SubagentProvider = saved.SubagentProvider
+		in.explicitProvider = true
+	}
+	if in.req.Isolate == "" {
+		// Isolated unless the run itself was started with --isolate none.
+		in.req.Isolate = engine.IsolateProcess
+		if saved.Isolate == engine.IsolateNone {
+			in.req.Isolate = engine.IsolateNone
 		}
 	}
 	return in, nil

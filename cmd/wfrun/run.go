@@ -64,6 +64,11 @@ func runCommand(args []string, e env) int {
 		return runOnTemporal(in, o, e, events)
 	}
 
+	if in.req.Isolate == "" {
+		// A script that crashes or exhausts its VM must end only its run,
+		// not wfrun: --isolate none (or a --request that says so) opts out.
+		in.req.Isolate = engine.IsolateProcess
+	}
 	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)

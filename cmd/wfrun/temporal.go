@@ -31,7 +31,7 @@ const devServerBinary = "wfrun-temporal"
 // on Temporal that is each worker's, so a run started with --temporal
 // refuses them rather than configure a provider nothing uses.
 var workerOnlyFlags = []string{"fake-rules", "base-url", "mcp-config", "command-spec", "acp-agent", "acp-config",
-	"transcripts", "prices", "model-map", "agents-dir", "workspace", "sandbox", "sandbox-network", "workflows-dir"}
+	"transcripts", "prices", "model-map", "agents-dir", "workspace", "sandbox", "sandbox-network", "sandbox-hide", "sandbox-landlock-only", "workflows-dir"}
 
 // temporalFromConfig is the value of --temporal that takes the address
 // from the Temporal CLI's configuration (TEMPORAL_ADDRESS, a temporal.toml

@@ -15,6 +15,10 @@ Usage:
   wfrun [run] NAME [flags]        run the saved workflow NAME (when no file NAME exists)
   wfrun check SCRIPT.js [flags]   run every pre-check and execute nothing
   wfrun providers                 list the sub-agent providers and what they support
+  wfrun doctor [--sandbox-network] [--sandbox-landlock-only]
+                                  the sandbox layers this machine gives (Landlock,
+                                  namespaces); exit 1 when sandboxed commands would
+                                  be refused
   wfrun agents [--agents-dir DIR]... [--workspace DIR] [--json]
                                   list the personas (agentType) found and the
                                   persona files that failed to load
@@ -131,7 +135,7 @@ Sub-agents:
                          path outside it, and isolation: 'worktree' makes a git
                          worktree of it for the agent
   --sandbox MODE         what the agents' tools may do, enforced by the kernel
-                         (Landlock) for every command they run:
+                         (namespaces and Landlock) for every command they run:
                            read-only           read anywhere, write nowhere
                            workspace-write     write only in the workspace and a
                                                temp folder (the default)
@@ -139,6 +143,12 @@ Sub-agents:
                                                with all of your rights
                          A persona may narrow it (permissionMode: plan), never widen it
   --sandbox-network      let sandboxed commands open TCP connections (default: refused)
+  --sandbox-hide PATH    a folder (absolute path) every sandboxed command sees empty;
+                         repeatable
+  --sandbox-landlock-only
+                         on a machine without user namespaces, run sandboxed
+                         commands under Landlock alone (weaker: no PID namespace,
+                         no protected paths) instead of refusing them
 
 Limits:
   --max-agents N         at most N agent() calls in the run (default 1000; a
@@ -156,11 +166,11 @@ Limits:
                          journal.jsonl together (default 256MiB); a run that would
                          write past it ends with RESOURCE_LIMIT, and can be resumed
                          with a larger budget
-  --isolate MODE         process: run the script in a child process of its own, with an
-                         OS memory limit and no file system, so that a script that
-                         crashes or exhausts its VM ends only its run (a few ms per
-                         run); none: in wfrun's process (the default, except for
-                         wfrun mcp, which isolates every run)
+  --isolate MODE         process (the default): run the script in a child process of its
+                         own, with an OS memory limit and no file system, so that a
+                         script that crashes or exhausts its VM ends only its run (a
+                         few ms per run); none: in wfrun's process. A resumed, retried
+                         or continued run keeps none if it was started with it
 
 Output:
   --events FILE|-        write every event as a JSON line to FILE (- = stderr):
@@ -259,7 +269,7 @@ Examples:
 const shortUsage = `usage: wfrun SCRIPT.js [flags]
        wfrun [run] NAME [flags]
        wfrun check SCRIPT.js [flags]
-       wfrun providers | tool
+       wfrun providers | tool | doctor
        wfrun agents [--agents-dir DIR]... [--workspace DIR] [--json]
        wfrun workflows [--workflows-dir DIR]... [--workspace DIR] [--json]
        wfrun mcp [flags]

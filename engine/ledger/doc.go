@@ -31,6 +31,6 @@
 // with an fsync before Enqueue returns. A process that has a sub-agent
 // loaded holds it under a lease, as a run's process does.
 //
-// Place: engine → engine/ledger; it imports agentapi for Usage and nothing
-// else of wfrun's.
+// Place: engine → engine/ledger; it knows no engine, runtime or journal.
+// internal/layers holds the exact list of what it may import.
 package ledger

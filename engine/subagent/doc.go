@@ -57,6 +57,6 @@
 // The package never touches a run or a VM: it uses the engine's providers
 // and ledger only.
 //
-// Place: cmd → engine/mcpserver → engine/tool → engine/subagent → engine,
-// engine/ledger, agentapi.
+// Place: cmd → engine/mcpserver → engine/tool → engine/subagent → engine.
+// internal/layers holds the exact list of what it may import.
 package subagent

@@ -26,6 +26,6 @@
 // program without an exporter configured installs no Tracer, and then a
 // run does nothing it would not do without this package.
 //
-// Place: it sits on engine (cmd → engine/trace → engine) and uses
-// agentapi; nothing in engine, runtime or agentapi imports it.
+// Place: cmd → engine/trace → engine; nothing in engine, runtime or agentapi
+// imports it. internal/layers holds the exact list of what it may import.
 package trace

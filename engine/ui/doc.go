@@ -37,6 +37,6 @@
 // Serve cancels every such context when it stops. The package starts no
 // other goroutine.
 //
-// Place: cmd → engine/ui → engine, engine/ledger, engine/journal; nothing
-// but cmd imports it.
+// Place: cmd → engine/ui → engine; nothing but cmd imports it.
+// internal/layers holds the exact list of what it may import.
 package ui

@@ -64,7 +64,7 @@ func Attach(j Job) (*Attached, error) {
 	cmd := &exec.Cmd{
 		Path: j.Path, Args: j.Args, Env: j.Env, Dir: j.Dir,
 		Stdin: inR, Stdout: outW, Stderr: outW,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: j.attr(),
 	}
 	if cmd.Env == nil {
 		cmd.Env = []string{} // nil would mean "inherit ours"

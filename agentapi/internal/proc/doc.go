@@ -28,6 +28,10 @@
 // log (Run; OverflowDiscard keeps the command running and counts what was
 // dropped; MergeStderr interleaves stderr as a terminal would).
 //
+// A sandboxed command's process starts with the sandbox's namespaces
+// (Job.SysProcAttr, from workspace.Workspace.SysProcAttr); proc adds its
+// own process group and supervises it like any other.
+//
 // The package is internal to agentapi's provider layer and imports only the
 // standard library. It needs a Unix system (process groups); the group-id
 // guarantee above is Linux's.

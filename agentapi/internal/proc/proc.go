@@ -60,6 +60,11 @@ type Job struct {
 	// Grace is how long the group has between SIGTERM and SIGKILL.
 	Grace time.Duration
 
+	// SysProcAttr, if set, is the base of the process's attributes (the
+	// sandbox's namespaces: workspace.Workspace.SysProcAttr); Run and
+	// Attach set the process group on a copy.
+	SysProcAttr *syscall.SysProcAttr
+
 	// Started, if set, is called with the process-group id once the
 	// process runs (tests use it to check that the group is gone later).
 	Started func(pgid int)
@@ -139,7 +144,7 @@ func Run(ctx context.Context, j Job) (Execution, error) {
 	cmd := &exec.Cmd{
 		Path: j.Path, Args: j.Args, Env: j.Env, Dir: j.Dir,
 		Stdout: outW, Stderr: outW,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: j.attr(),
 	}
 	if cmd.Env == nil {
 		cmd.Env = []string{} // nil would mean "inherit ours"
@@ -265,6 +270,17 @@ func Run(ctx context.Context, j Job) (Execution, error) {
 func writeAll(w *os.File, s string) {
 	_, _ = io.WriteString(w, s)
 	_ = w.Close()
+}
+
+// attr is the process's attributes: j.SysProcAttr, in a group of its own.
+func (j Job) attr() *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{}
+	if j.SysProcAttr != nil {
+		c := *j.SysProcAttr
+		a = &c
+	}
+	a.Setpgid, a.Pgid = true, 0
+	return a
 }
 
 // signalGroup sends sig to every process of the group. Errors are dropped:
