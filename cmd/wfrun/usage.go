@@ -55,7 +55,7 @@ Durable runs (docs/durability.md):
                                   buttons (docs/ui.md; default 127.0.0.1:7777)
 
 Runs on Temporal (docs/scale-out.md):
-  wfrun temporal dev [--port N] [--db FILE]
+  wfrun temporal dev [--port N] [--db FILE] [--tls DIR]
                                   a Temporal server on this machine (runs the
                                   wfrun-temporal program, built from engine/temporal/server)
   wfrun worker --temporal HOST:PORT [--task-queue Q] [flags]
