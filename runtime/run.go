@@ -457,8 +457,10 @@ func (r *run) settle(loopErr error) Outcome {
 // script's last callback) ends the step at once with its own error.
 func (r *run) settleStep(step func() error) (out *wferr.Error) {
 	var err error
-	r.watch.start()
-	defer r.watch.stop()
+	// A busy stretch like the loop's: watched, and counted for a
+	// LimitRecorder, so a limit that fires while settling is replayed too.
+	r.loop.busy(true)
+	defer r.loop.busy(false)
 	func() {
 		defer func() {
 			// goja lets an interrupt escape as a panic from code run
