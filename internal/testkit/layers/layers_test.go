@@ -14,7 +14,7 @@ const module = "github.com/wfrun/wfrun/"
 // "/..." covers the sub-packages too), which of wfrun's own packages it may
 // depend on, directly or not, besides the leaves. A package not covered by
 // any rule may depend on nothing of wfrun's but the leaves. Test files are not covered:
-// tests may reach across (runtime's tests use internal/eventcheck, which
+// tests may reach across (runtime's tests use runtime/eventcheck, which
 // imports runtime).
 // leaves are the packages below everything, which every package may use:
 // the error vocabulary, how numbers and nouns are said to people, how a
@@ -48,10 +48,10 @@ var rules = []struct {
 	{"engine/temporal", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "runs on Temporal sit on the engine and drive the runtime through its scheduler seam; the tools know them only as a function"},
 	{"cmd/...", []string{"internal/loopback", "engine/mcpserver", "engine/tool", "engine/subagent", "engine/ralph", "engine/trace", "engine/ui", "engine/temporal", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
 	{"internal/loopback", nil, "whether a listen address stays on this machine; below the servers"},
-	{"internal/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
-	{"internal/benchkit", []string{"agentapi", "internal/wferr"}, "what benchmarks share: a held provider and the resident memory"},
-	{"internal/bench", []string{"internal/benchkit", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
-	{"internal/enginetest", []string{"engine", "engine/journal", "engine/ledger", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
+	{"runtime/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
+	{"engine/internal/benchkit", []string{"agentapi", "internal/wferr"}, "what benchmarks share: a held provider and the resident memory"},
+	{"engine/internal/bench", []string{"engine/internal/benchkit", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
+	{"engine/enginetest", []string{"engine", "engine/journal", "engine/ledger", "runtime/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 }
 
 // deps returns every package of the module and the module's packages each
