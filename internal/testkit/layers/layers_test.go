@@ -2,7 +2,9 @@ package layers
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -163,6 +165,36 @@ func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 	} {
 		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 0 {
 			t.Errorf("%s depending on %s refused: %v", c.pkg, c.dep, v)
+		}
+	}
+}
+
+// The hardened VM gives agent() no meaning: the analysis of agent calls
+// lives in meta/calls, which reads the script the sandbox parsed, and the
+// engine asks the sandbox to keep the calls by name. A Go string "agent"
+// in the sandbox's code would be the VM knowing about agents again.
+func TestTheSandboxKnowsNoAgents(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.Dir}}{{range .GoFiles}} {{.}}{{end}}`, module+"sandbox").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	fields := strings.Fields(string(out))
+	for _, name := range fields[1:] {
+		data, err := os.ReadFile(filepath.Join(fields[0], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte(`"agent"`)) {
+			t.Errorf("sandbox/%s names \"agent\": the agent-call analysis belongs in meta/calls", name)
+		}
+	}
+	out, err = exec.Command("go", "list", "-deps", module+"sandbox").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, module+"agentapi") || strings.HasPrefix(dep, module+"meta") {
+			t.Errorf("sandbox depends on %s", dep)
 		}
 	}
 }
