@@ -35,5 +35,5 @@
 // servers; agentapi/persona reads persona files, agentapi/modelmap maps model
 // aliases; agentapi/workspace confines what children touch, and
 // agentapi/tools is their built-in tool set. None of them imports runtime,
-// engine, sandbox, meta or cmd (internal/layers tests it).
+// engine, sandbox, meta or cmd (internal/testkit/layers tests it).
 package agentapi

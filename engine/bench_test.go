@@ -10,7 +10,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/benchkit"
+	"github.com/wfrun/wfrun/engine/internal/benchkit"
 )
 
 // The figures these benchmarks produce are recorded in docs/benchmarks.md.

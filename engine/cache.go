@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/wfrun/wfrun/meta"
+	"github.com/wfrun/wfrun/meta/calls"
 	"github.com/wfrun/wfrun/sandbox"
 )
 
@@ -65,7 +66,7 @@ func (c *scriptCache) get(name, src string) *compiled {
 }
 
 func compile(name, src string) *compiled {
-	s, err := sandbox.Parse(name, src)
+	s, err := sandbox.Parse(name, src, calls.Callee)
 	if err != nil {
 		return &compiled{err: err}
 	}

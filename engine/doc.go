@@ -50,6 +50,6 @@
 // embedding program (or a test with goleak) can know that nothing outlives
 // the engine.
 //
-// Place: cmd → engine → runtime → sandbox. internal/layers holds the exact
+// Place: cmd → engine → runtime → sandbox. internal/testkit/layers holds the exact
 // list of what it may import.
 package engine

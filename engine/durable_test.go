@@ -15,10 +15,10 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/enginetest"
 	"github.com/wfrun/wfrun/engine/journal"
 	"github.com/wfrun/wfrun/engine/ledger"
-	"github.com/wfrun/wfrun/internal/enginetest"
-	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 // staged fans out to four notes, two of them slow, and sums them up.

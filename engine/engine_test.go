@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/enginetest"
-	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/engine/enginetest"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 func TestMain(m *testing.M) {

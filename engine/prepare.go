@@ -13,6 +13,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/schema"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
+	"github.com/wfrun/wfrun/meta/calls"
 	"github.com/wfrun/wfrun/runtime"
 	"github.com/wfrun/wfrun/runtime/isolate"
 	"github.com/wfrun/wfrun/sandbox"
@@ -211,7 +212,7 @@ func resolveMeta(req WorkflowStartRequest, cs *compiled) (meta.WorkflowMeta, []s
 // (UNSUPPORTED_SCHEMA). It returns a warning for each literal model the
 // provider will not send as written.
 func checkAgentCalls(s *sandbox.Script, p agentapi.Provider) (warnings []string, err error) {
-	for _, call := range s.AgentCalls() {
+	for _, call := range calls.Agent(s) {
 		names := make([]string, len(call.Keys))
 		for i, k := range call.Keys {
 			names[i] = k.Name
@@ -241,7 +242,7 @@ func checkAgentCalls(s *sandbox.Script, p agentapi.Provider) (warnings []string,
 // checkLiteralOption checks one option whose value is written as a literal
 // the way agent() checks it at run time. Values that are not literals are
 // left to the call.
-func checkLiteralOption(s *sandbox.Script, p agentapi.Provider, k sandbox.AgentKey) (warning string, err error) {
+func checkLiteralOption(s *sandbox.Script, p agentapi.Provider, k calls.AgentKey) (warning string, err error) {
 	switch k.Name {
 	case "agentType", "persona":
 		name, ok := k.Value.(*ast.StringLiteral)

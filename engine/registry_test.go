@@ -8,7 +8,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 const slowScript = `export const meta = { name: 'slow', description: 'one slow agent', phases: [{ title: 'Wait' }] }

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/enginetest"
 	"github.com/wfrun/wfrun/engine/journal"
 	"github.com/wfrun/wfrun/engine/ledger"
-	"github.com/wfrun/wfrun/internal/enginetest"
 )
 
 // What a child with write access to the runs folder can do to a run it

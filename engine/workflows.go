@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/internal/nofollow"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
@@ -29,29 +30,7 @@ var workflowName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // with this function, so that a Claude Code project's saved workflows are
 // found with no flag.
 func WorkflowSearchDirs(explicit []string, workspace, home string) []string {
-	var dirs []string
-	seen := map[string]bool{}
-	add := func(d string) {
-		if strings.TrimSpace(d) == "" {
-			return
-		}
-		d = filepath.Clean(d)
-		if !seen[d] {
-			seen[d] = true
-			dirs = append(dirs, d)
-		}
-	}
-	for _, d := range explicit {
-		add(d)
-	}
-	if workspace != "" {
-		add(filepath.Join(workspace, ".claude", "workflows"))
-		add(filepath.Join(workspace, ".wfrun", "workflows"))
-	}
-	if home != "" {
-		add(filepath.Join(home, ".claude", "workflows"))
-	}
-	return dirs
+	return persona.ProjectDirs("workflows", explicit, workspace, home)
 }
 
 // workflowIndex holds the checked scripts of the workflows folders, apart

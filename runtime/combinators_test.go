@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wfrun/wfrun/internal/eventcheck"
 	"github.com/wfrun/wfrun/internal/wferr"
 	. "github.com/wfrun/wfrun/runtime"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 func TestParallel_KeepsInputOrderAndThrowingThunkIsNull(t *testing.T) {

@@ -10,15 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/agentapi/workspace"
-	"github.com/wfrun/wfrun/internal/eventcheck"
 	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/meta"
 	. "github.com/wfrun/wfrun/runtime"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 	"github.com/wfrun/wfrun/runtime/isolate"
 	"github.com/wfrun/wfrun/sandbox"
 )

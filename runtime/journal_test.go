@@ -11,9 +11,9 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
-	"github.com/wfrun/wfrun/internal/eventcheck"
 	"github.com/wfrun/wfrun/internal/wferr"
 	. "github.com/wfrun/wfrun/runtime"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 // memJournal is a Journal in memory: what a fresh run wrote, handed to the

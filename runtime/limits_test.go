@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/internal/loadbound"
+	"github.com/wfrun/wfrun/internal/testkit/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 	. "github.com/wfrun/wfrun/runtime"
 	"github.com/wfrun/wfrun/sandbox"

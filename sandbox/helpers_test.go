@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/dop251/goja"
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 )
 
 // regexp2's timeout clock goroutine outlives the matches that started it

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wfrun/wfrun/internal/loadbound"
+	"github.com/wfrun/wfrun/internal/testkit/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 

@@ -43,14 +43,15 @@ type Script struct {
 	lines      lineTable      // line starts of Source
 	generators bool           // the script declares a generator function
 
-	agentCalls    []AgentCall     // agent() calls with literal options (see AgentCalls)
-	agentShadowed bool            // the script binds the name agent itself
-	absent        []AbsentUse     // uses of what a workflow lacks (see AbsentUses)
-	refs          map[string]bool // every name the script writes as an identifier or property name
-	stringReach   bool            // the script can reach String.prototype's sized methods (memory.go)
-	arrayReach    bool            // the script can hand an array method a huge length (memory.go)
-	bindReach     bool            // the script can reach Function.prototype.bind (nesting.go)
-	helpers       bool            // the wrapper takes the size-checking helpers (rewrite.go)
+	watch       []string                         // the callee names whose calls are kept (Parse's watch)
+	calls       map[string][]*ast.CallExpression // their calls, by name (see Calls)
+	bound       map[string]bool                  // the names the script binds (see Binds)
+	absent      []AbsentUse                      // uses of what a workflow lacks (see AbsentUses)
+	refs        map[string]bool                  // every name the script writes as an identifier or property name
+	stringReach bool                             // the script can reach String.prototype's sized methods (memory.go)
+	arrayReach  bool                             // the script can hand an array method a huge length (memory.go)
+	bindReach   bool                             // the script can reach Function.prototype.bind (nesting.go)
+	helpers     bool                             // the wrapper takes the size-checking helpers (rewrite.go)
 	// What the script can reach of conversion.go's guards.
 	conversionReach, installerReach, dataReach, applyReach, reflectReach bool
 	regexps                                                              bool // the script can make a regexp (see regexp.go)
@@ -59,13 +60,15 @@ type Script struct {
 // Parse runs every source check on src and compiles it. name is used in
 // stack traces and positions (e.g. "script.js" or a workflow file path).
 // Every error is a *wferr.Error with code SCRIPT_PARSE; where it has a
-// position, the line and column are in the user's file.
-func Parse(name, src string) (*Script, error) {
+// position, the line and column are in the user's file. The calls of each
+// callee named in watch (a plain identifier called, such as f(…)) are kept
+// for Calls; the sandbox gives them no meaning.
+func Parse(name, src string, watch ...string) (*Script, error) {
 	if len(src) > MaxSourceBytes {
 		return nil, wferr.New(wferr.ScriptParse, "script is %d KiB; the limit is %d KiB: move data into args",
 			(len(src)+1023)>>10, MaxSourceBytes>>10)
 	}
-	s := &Script{Name: name, Source: src, prefixLen: len(wrapPrefix), lines: newLineTable(src)}
+	s := &Script{Name: name, Source: src, prefixLen: len(wrapPrefix), lines: newLineTable(src), watch: watch}
 
 	// The tokens are of the blanked source: offsets are the same, and a
 	// byte-order mark followed by #! reads as the blank it becomes.
@@ -122,8 +125,23 @@ func (s *Script) Mentions(name string) bool {
 	return s.refs[name] || s.refs["globalThis"] || s.refs["this"]
 }
 
+// Calls returns the calls of the callee name, in source order, when Parse
+// was asked to watch it; nil when the script binds the name itself, since
+// its calls are then not the host's function. The trees belong to the
+// Script: read them, never change them.
+func (s *Script) Calls(name string) []*ast.CallExpression {
+	if s.bound[name] {
+		return nil
+	}
+	return s.calls[name]
+}
+
+// Binds reports whether the script declares name itself: a variable, a
+// parameter, a function's or class's name.
+func (s *Script) Binds(name string) bool { return s.bound[name] }
+
 // Position maps a position in the Script's syntax trees (MetaLiteral,
-// AgentCalls) to the user's 1-based line and column.
+// Calls) to the user's 1-based line and column.
 func (s *Script) Position(idx file.Idx) (line, col int) { return s.posOfIdx(idx) }
 
 // Text returns the user's source between two positions of the Script's

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,9 +30,12 @@ import (
 // whether it can make a regexp (see regexp.go).
 func (s *Script) rewriteRegexps(prg *ast.Program) error {
 	var err error
-	w := walker{refs: make(map[string]bool), call: func(c *ast.CallExpression) {
-		if ac, ok := s.agentCall(c); ok {
-			s.agentCalls = append(s.agentCalls, ac)
+	w := walker{refs: make(map[string]bool), bound: make(map[string]bool), call: func(c *ast.CallExpression) {
+		if id, ok := c.Callee.(*ast.Identifier); ok && slices.Contains(s.watch, id.Name.String()) {
+			if s.calls == nil {
+				s.calls = make(map[string][]*ast.CallExpression)
+			}
+			s.calls[id.Name.String()] = append(s.calls[id.Name.String()], c)
 		}
 	}, regexp: func(re *ast.RegExpLiteral) bool {
 		if lit := "/" + re.Pattern + "/" + re.Flags; !strings.HasPrefix(re.Literal, lit) || strings.ContainsAny(lit, "\n\r\u2028\u2029") {
@@ -58,7 +62,7 @@ func (s *Script) rewriteRegexps(prg *ast.Program) error {
 	w.walk(reflect.ValueOf(prg))
 	s.generators = w.generators
 	s.refs = w.refs
-	s.agentShadowed = w.agentShadowed
+	s.bound = w.bound
 	s.regexps = w.regexps || w.refs["RegExp"] || w.refs["match"] || w.refs["matchAll"] || w.refs["search"]
 	s.stringReach = w.computed || w.refs["globalThis"] || w.refs["this"]
 	for _, n := range stringReachNames {
@@ -130,12 +134,12 @@ type walker struct {
 	regexps    bool                          // a regexp literal was seen
 	refs       map[string]bool               // every name seen as an identifier, or as a literal member or key (o['name'], {'name': v}); "this" for a this expression
 
-	call          func(*ast.CallExpression) // called for every call expression, if set
-	agentShadowed bool                      // the script binds the name agent itself
-	computed      bool                      // a member access or key is computed from a non-literal: o[k], {[k]: v}
-	lengthWrite   bool                      // an assignment or update may set a length: a.length = n, a[k] = v, a[k]++
-	dataWrite     bool                      // an assignment or class field may write data a builtin converts (conversion.go)
-	elsewhere     bool                      // a pattern or compound assignment may install a conversion method (conversion.go)
+	call        func(*ast.CallExpression) // called for every call expression, if set
+	bound       map[string]bool           // every name the script binds itself (a declaration, a parameter, a function's name)
+	computed    bool                      // a member access or key is computed from a non-literal: o[k], {[k]: v}
+	lengthWrite bool                      // an assignment or update may set a length: a.length = n, a[k] = v, a[k]++
+	dataWrite   bool                      // an assignment or class field may write data a builtin converts (conversion.go)
+	elsewhere   bool                      // a pattern or compound assignment may install a conversion method (conversion.go)
 }
 
 func (w *walker) walk(v reflect.Value) bool {
@@ -153,12 +157,12 @@ func (w *walker) walk(v reflect.Value) bool {
 			if fn.Generator {
 				w.generators = true
 			}
-			if fn.Name != nil && fn.Name.Name == "agent" {
-				w.agentShadowed = true
+			if fn.Name != nil {
+				w.bound[fn.Name.Name.String()] = true
 			}
 		case bindingType:
-			if id, ok := v.Interface().(*ast.Binding).Target.(*ast.Identifier); ok && id.Name == "agent" {
-				w.agentShadowed = true
+			if id, ok := v.Interface().(*ast.Binding).Target.(*ast.Identifier); ok {
+				w.bound[id.Name.String()] = true
 			}
 		case callType:
 			if w.call != nil {

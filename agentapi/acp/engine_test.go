@@ -15,9 +15,9 @@ import (
 	"github.com/wfrun/wfrun/agentapi/internal/proc/proctest"
 	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/enginetest"
-	"github.com/wfrun/wfrun/internal/eventcheck"
-	"github.com/wfrun/wfrun/internal/gittest"
+	"github.com/wfrun/wfrun/engine/enginetest"
+	"github.com/wfrun/wfrun/internal/testkit/gittest"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 // gitWorkspace is a git repository with one committed file, notes.md.

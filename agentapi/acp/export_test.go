@@ -3,7 +3,7 @@ package acp
 // Hooks for the tests of package acp_test, which run scripts through the
 // engine.
 
-// BuiltTestAgent is the path of the internal/testacp agent TestMain built.
+// BuiltTestAgent is the path of the internal/testkit/testacp agent TestMain built.
 func BuiltTestAgent() string { return testAgent }
 
 // SetStarted installs the hook that sees each agent's process group.

@@ -9,11 +9,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/leaktest"
-	"github.com/wfrun/wfrun/internal/testbin"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/testbin"
 )
 
-// testAgent is the path of the internal/testacp agent, built once by
+// testAgent is the path of the internal/testkit/testacp agent, built once by
 // TestMain.
 var testAgent string
 
@@ -29,7 +29,7 @@ func (b buildThenRun) Run() int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if testAgent, err = testbin.Build(dir, "github.com/wfrun/wfrun/internal/testacp"); err != nil {
+	if testAgent, err = testbin.Build(dir, "github.com/wfrun/wfrun/internal/testkit/testacp"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/internal/proc"
 	"github.com/wfrun/wfrun/agentapi/internal/proc/proctest"
-	"github.com/wfrun/wfrun/internal/loadbound"
+	"github.com/wfrun/wfrun/internal/testkit/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 

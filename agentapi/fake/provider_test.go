@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/internal/loadbound"
+	"github.com/wfrun/wfrun/internal/testkit/loadbound"
 )
 
 const verdictSchema = `{"type":"object","properties":{"real":{"type":"boolean"},"why":{"type":"string"}},"required":["real"]}`

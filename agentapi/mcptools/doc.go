@@ -44,5 +44,5 @@
 // Place in wfrun: cmd builds a Toolbox from --mcp-config and gives it to the
 // provider; this package imports agentapi and the MCP SDK, never engine,
 // runtime or sandbox. The test server it is tested against is
-// internal/testmcp.
+// internal/testkit/testmcp.
 package mcptools

@@ -7,11 +7,11 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/wfrun/wfrun/internal/leaktest"
-	"github.com/wfrun/wfrun/internal/testbin"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/testbin"
 )
 
-// testmcp is the path of the internal/testmcp server, built once by TestMain.
+// testmcp is the path of the internal/testkit/testmcp server, built once by TestMain.
 var testmcp string
 
 // buildThenRun builds the test server before the tests run and removes it
@@ -25,7 +25,7 @@ func (b buildThenRun) Run() int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if testmcp, err = testbin.Build(dir, "github.com/wfrun/wfrun/internal/testmcp"); err != nil {
+	if testmcp, err = testbin.Build(dir, "github.com/wfrun/wfrun/internal/testkit/testmcp"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

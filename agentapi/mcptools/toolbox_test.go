@@ -18,8 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
-	"github.com/wfrun/wfrun/internal/leaktest"
-	"github.com/wfrun/wfrun/internal/loadbound"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/loadbound"
 )
 
 func calc(args ...string) Server {

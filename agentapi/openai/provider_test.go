@@ -19,7 +19,7 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/internal/loadbound"
+	"github.com/wfrun/wfrun/internal/testkit/loadbound"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/workspace"
-	"github.com/wfrun/wfrun/internal/gittest"
+	"github.com/wfrun/wfrun/internal/testkit/gittest"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 

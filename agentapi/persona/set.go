@@ -18,6 +18,16 @@ import (
 // a folder named twice is kept at its first place. The CLI and the engine
 // both build the list with this function, so that they agree.
 func SearchDirs(explicit []string, workspace, home string) []string {
+	return ProjectDirs("agents", explicit, workspace, home)
+}
+
+// ProjectDirs is the search order of a Claude Code project's folders of one
+// kind (sub: "agents", "workflows"), first match winning: the explicit
+// folders, then WORKSPACE/.claude/SUB and WORKSPACE/.wfrun/SUB, then
+// HOME/.claude/SUB. An empty workspace or home leaves its folders out; a
+// folder named twice is kept at its first place. Personas and saved
+// workflows are found in this one order.
+func ProjectDirs(sub string, explicit []string, workspace, home string) []string {
 	var dirs []string
 	seen := map[string]bool{}
 	add := func(d string) {
@@ -34,11 +44,11 @@ func SearchDirs(explicit []string, workspace, home string) []string {
 		add(d)
 	}
 	if workspace != "" {
-		add(filepath.Join(workspace, ".claude", "agents"))
-		add(filepath.Join(workspace, ".wfrun", "agents"))
+		add(filepath.Join(workspace, ".claude", sub))
+		add(filepath.Join(workspace, ".wfrun", sub))
 	}
 	if home != "" {
-		add(filepath.Join(home, ".claude", "agents"))
+		add(filepath.Join(home, ".claude", sub))
 	}
 	return dirs
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/wfrun/wfrun/agentapi/workspace"
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 )
 
 // TestMain makes the test binary the sandbox helper, as wfrun's main does.

@@ -3,7 +3,7 @@ package workspace
 import (
 	"testing"
 
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 )
 
 // TestMain makes the test binary the sandbox helper too: Confine

@@ -8,18 +8,18 @@ import (
 	"testing"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/testbin"
+	"github.com/wfrun/wfrun/internal/testkit/testbin"
 )
 
 // The end-to-end test of the acp provider: the real CLI, with a real ACP
-// agent (internal/testacp, built here with the same Go SDK) that reads a
+// agent (internal/testkit/testacp, built here with the same Go SDK) that reads a
 // file of the workspace through the client, asks permission for an edit,
 // and answers in a schema.
 
 // buildTestACP builds the scripted ACP agent.
 func buildTestACP(t *testing.T) string {
 	t.Helper()
-	return testbin.BuildT(t, "github.com/wfrun/wfrun/internal/testacp")
+	return testbin.BuildT(t, "github.com/wfrun/wfrun/internal/testkit/testacp")
 }
 
 func TestEndToEnd_ACPAgentReadsTheWorkspaceAndAnswersInASchema(t *testing.T) {

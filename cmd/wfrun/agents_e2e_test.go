@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/wfrun/wfrun/internal/gittest"
+	"github.com/wfrun/wfrun/internal/testkit/gittest"
 	"io"
 	"net/http"
 	"os"

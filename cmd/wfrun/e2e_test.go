@@ -13,13 +13,13 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/testbin"
+	"github.com/wfrun/wfrun/internal/testkit/testbin"
 )
 
 // The end-to-end test of the openai provider: the real CLI, against a real
 // third-party OpenAI-compatible mock server (@copilotkit/aimock, pinned in
 // testdata/aimock and installed by .ci/run with npm ci), with a child that
-// calls a tool of a real MCP server (internal/testmcp, built here) and
+// calls a tool of a real MCP server (internal/testkit/testmcp, built here) and
 // answers in a schema.
 
 const aimockDir = "../../testdata/aimock"
@@ -79,7 +79,7 @@ func startAimock(t *testing.T, fixtures string) string {
 // buildTestMCP builds the MCP server the children get tools from.
 func buildTestMCP(t *testing.T) string {
 	t.Helper()
-	return testbin.BuildT(t, "github.com/wfrun/wfrun/internal/testmcp")
+	return testbin.BuildT(t, "github.com/wfrun/wfrun/internal/testkit/testmcp")
 }
 
 // calculatorMCPConfig writes an --mcp-config file whose one server, calc,

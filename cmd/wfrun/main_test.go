@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 func TestMain(m *testing.M) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wfrun/wfrun/internal/testbin"
+	"github.com/wfrun/wfrun/internal/testkit/testbin"
 )
 
 // The end-to-end test of wfrun mcp with the official MCP TypeScript client

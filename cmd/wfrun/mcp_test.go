@@ -14,7 +14,7 @@ import (
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/tool"
-	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 func TestTool_PrintsEveryToolsDefinition(t *testing.T) {

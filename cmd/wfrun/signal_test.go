@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/loadbound"
-	"github.com/wfrun/wfrun/internal/testbin"
+	"github.com/wfrun/wfrun/internal/testkit/loadbound"
+	"github.com/wfrun/wfrun/internal/testkit/testbin"
 )
 
 // buildWfrun builds the real binary once per test that needs a process.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wfrun/wfrun/internal/otlptest"
+	"github.com/wfrun/wfrun/internal/testkit/otlptest"
 )
 
 // spansByName indexes what a collector received.

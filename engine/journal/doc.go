@@ -48,6 +48,6 @@
 // directory and the state folder: run ids are checked (ValidRunID) before
 // they become paths.
 //
-// Place: engine → engine/journal → runtime. internal/layers holds the exact
+// Place: engine → engine/journal → runtime. internal/testkit/layers holds the exact
 // list of what it may import.
 package journal

@@ -32,5 +32,5 @@
 // loaded holds it under a lease, as a run's process does.
 //
 // Place: engine → engine/ledger; it knows no engine, runtime or journal.
-// internal/layers holds the exact list of what it may import.
+// internal/testkit/layers holds the exact list of what it may import.
 package ledger

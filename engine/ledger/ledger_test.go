@@ -14,7 +14,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine/ledger"
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 )
 
 func TestMain(m *testing.M) {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/enginetest"
 	"github.com/wfrun/wfrun/engine/mcpserver"
 	"github.com/wfrun/wfrun/engine/tool"
-	"github.com/wfrun/wfrun/internal/enginetest"
 )
 
 // claudeServer serves an engine whose workspace is laid out as a Claude

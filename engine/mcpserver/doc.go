@@ -43,6 +43,6 @@
 // Goroutines: the SDK's per session, and one per session started here that
 // waits for the session's end to cancel its runs; it ends with the session.
 //
-// Place: cmd → engine/mcpserver → engine/tool → engine. internal/layers
+// Place: cmd → engine/mcpserver → engine/tool → engine. internal/testkit/layers
 // holds the exact list of what it may import.
 package mcpserver

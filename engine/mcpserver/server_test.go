@@ -13,10 +13,10 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/enginetest"
 	"github.com/wfrun/wfrun/engine/mcpserver"
 	"github.com/wfrun/wfrun/engine/tool"
-	"github.com/wfrun/wfrun/internal/enginetest"
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 )
 
 func TestMain(m *testing.M) {

@@ -20,6 +20,6 @@
 // loop resumed (Options.ResumeFromRunId, wfrun resume) replays the rounds
 // it finished and goes on at the next one.
 //
-// Place: cmd → engine/tool → engine/ralph → engine. internal/layers holds
+// Place: cmd → engine/tool → engine/ralph → engine. internal/testkit/layers holds
 // the exact list of what it may import.
 package ralph

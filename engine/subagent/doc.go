@@ -58,5 +58,5 @@
 // and ledger only.
 //
 // Place: cmd → engine/mcpserver → engine/tool → engine/subagent → engine.
-// internal/layers holds the exact list of what it may import.
+// internal/testkit/layers holds the exact list of what it may import.
 package subagent

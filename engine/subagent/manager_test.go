@@ -16,7 +16,7 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/subagent"
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 	"github.com/wfrun/wfrun/internal/wferr"
 )
 

@@ -28,8 +28,8 @@ import (
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
-	"github.com/wfrun/wfrun/internal/eventcheck"
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 // devServerEnv names the wfrun-temporal binary the end-to-end tests run

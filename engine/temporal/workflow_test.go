@@ -21,7 +21,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
-	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 // testEnv is a workflow test environment with the wfrun workflow

@@ -58,6 +58,6 @@
 // its caller's goroutine, and background runs are the engine's, which
 // Engine.Close cancels and waits for.
 //
-// Place: cmd → engine/mcpserver → engine/tool → engine. internal/layers
+// Place: cmd → engine/mcpserver → engine/tool → engine. internal/testkit/layers
 // holds the exact list of what it may import.
 package tool

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/enginetest"
 	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/engine/tool"
-	"github.com/wfrun/wfrun/internal/enginetest"
 )
 
 // FuzzCall feeds arbitrary bytes to every tool's input parser: the call

@@ -10,7 +10,7 @@ import (
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/trace"
-	"github.com/wfrun/wfrun/internal/otlptest"
+	"github.com/wfrun/wfrun/internal/testkit/otlptest"
 )
 
 // The figures these benchmarks produce are recorded in docs/benchmarks.md.

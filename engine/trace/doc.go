@@ -27,5 +27,5 @@
 // run does nothing it would not do without this package.
 //
 // Place: cmd → engine/trace → engine; nothing in engine, runtime or agentapi
-// imports it. internal/layers holds the exact list of what it may import.
+// imports it. internal/testkit/layers holds the exact list of what it may import.
 package trace

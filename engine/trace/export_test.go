@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/enginetest"
 	"github.com/wfrun/wfrun/engine/trace"
-	"github.com/wfrun/wfrun/internal/enginetest"
-	"github.com/wfrun/wfrun/internal/otlptest"
+	"github.com/wfrun/wfrun/internal/testkit/otlptest"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

@@ -18,8 +18,8 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/enginetest"
 	"github.com/wfrun/wfrun/engine/trace"
-	"github.com/wfrun/wfrun/internal/enginetest"
 )
 
 // recorded is a Tracer whose spans go to an in-memory exporter as each one

@@ -16,9 +16,9 @@ import (
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/agentapi/openai"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/enginetest"
 	"github.com/wfrun/wfrun/engine/trace"
-	"github.com/wfrun/wfrun/internal/enginetest"
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 )
 
 func TestMain(m *testing.M) {

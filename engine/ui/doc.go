@@ -38,5 +38,5 @@
 // other goroutine.
 //
 // Place: cmd → engine/ui → engine; nothing but cmd imports it.
-// internal/layers holds the exact list of what it may import.
+// internal/testkit/layers holds the exact list of what it may import.
 package ui

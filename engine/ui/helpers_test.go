@@ -17,10 +17,10 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/enginetest"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/ui"
-	"github.com/wfrun/wfrun/internal/enginetest"
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 )
 
 func TestMain(m *testing.M) {

@@ -22,11 +22,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/enginetest"
+	"github.com/wfrun/wfrun/engine/enginetest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current results")

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wfrun/wfrun/internal/gittest"
-	"github.com/wfrun/wfrun/internal/leaktest"
-	"github.com/wfrun/wfrun/internal/loadbound"
-	"github.com/wfrun/wfrun/internal/testbin"
+	"github.com/wfrun/wfrun/internal/testkit/gittest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/loadbound"
+	"github.com/wfrun/wfrun/internal/testkit/testbin"
 )
 
 func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
@@ -46,7 +46,7 @@ func TestEscapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds wfrun and runs it once per case and mode")
 	}
-	files, _ := filepath.Glob("../../testdata/escapes/*.yaml")
+	files, _ := filepath.Glob("../../../testdata/escapes/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no case in testdata/escapes")
 	}

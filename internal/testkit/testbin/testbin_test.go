@@ -38,7 +38,7 @@ func TestBuildNamesTheProgramAfterItsPackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
 	}
-	bin := BuildT(t, "github.com/wfrun/wfrun/internal/testmcp")
+	bin := BuildT(t, "github.com/wfrun/wfrun/internal/testkit/testmcp")
 	if got := bin[len(bin)-len("/testmcp"):]; got != "/testmcp" {
 		t.Fatalf("built %s", bin)
 	}

@@ -2,7 +2,9 @@ package layers
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +16,7 @@ const module = "github.com/wfrun/wfrun/"
 // "/..." covers the sub-packages too), which of wfrun's own packages it may
 // depend on, directly or not, besides the leaves. A package not covered by
 // any rule may depend on nothing of wfrun's but the leaves. Test files are not covered:
-// tests may reach across (runtime's tests use internal/eventcheck, which
+// tests may reach across (runtime's tests use runtime/eventcheck, which
 // imports runtime).
 // leaves are the packages below everything, which every package may use:
 // the error vocabulary, how numbers and nouns are said to people, how a
@@ -48,10 +50,10 @@ var rules = []struct {
 	{"engine/temporal", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "runs on Temporal sit on the engine and drive the runtime through its scheduler seam; the tools know them only as a function"},
 	{"cmd/...", []string{"internal/loopback", "engine/mcpserver", "engine/tool", "engine/subagent", "engine/ralph", "engine/trace", "engine/ui", "engine/temporal", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
 	{"internal/loopback", nil, "whether a listen address stays on this machine; below the servers"},
-	{"internal/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
-	{"internal/benchkit", []string{"agentapi", "internal/wferr"}, "what benchmarks share: a held provider and the resident memory"},
-	{"internal/bench", []string{"internal/benchkit", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
-	{"internal/enginetest", []string{"engine", "engine/journal", "engine/ledger", "internal/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
+	{"runtime/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
+	{"engine/internal/benchkit", []string{"agentapi", "internal/wferr"}, "what benchmarks share: a held provider and the resident memory"},
+	{"engine/internal/bench", []string{"engine/internal/benchkit", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
+	{"engine/enginetest", []string{"engine", "engine/journal", "engine/ledger", "runtime/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 }
 
 // deps returns every package of the module and the module's packages each
@@ -163,6 +165,36 @@ func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 	} {
 		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 0 {
 			t.Errorf("%s depending on %s refused: %v", c.pkg, c.dep, v)
+		}
+	}
+}
+
+// The hardened VM gives agent() no meaning: the analysis of agent calls
+// lives in meta/calls, which reads the script the sandbox parsed, and the
+// engine asks the sandbox to keep the calls by name. A Go string "agent"
+// in the sandbox's code would be the VM knowing about agents again.
+func TestTheSandboxKnowsNoAgents(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.Dir}}{{range .GoFiles}} {{.}}{{end}}`, module+"sandbox").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	fields := strings.Fields(string(out))
+	for _, name := range fields[1:] {
+		data, err := os.ReadFile(filepath.Join(fields[0], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte(`"agent"`)) {
+			t.Errorf("sandbox/%s names \"agent\": the agent-call analysis belongs in meta/calls", name)
+		}
+	}
+	out, err = exec.Command("go", "list", "-deps", module+"sandbox").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, module+"agentapi") || strings.HasPrefix(dep, module+"meta") {
+			t.Errorf("sandbox depends on %s", dep)
 		}
 	}
 }

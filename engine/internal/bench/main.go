@@ -36,7 +36,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fanOut := fs.String("fanout", "", "comma-separated fan-out sizes (default 1000,10000)")
 	suspended := fs.Int("suspended", 0, "wfrun's suspended runs (default 10000)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run ./internal/bench [-smoke] [flags]\n\n"+
+		fmt.Fprintf(stderr, "usage: go run ./engine/internal/bench [-smoke] [flags]\n\n"+
 			"Runs wfrun and the Node.js worker-per-run design on the same workloads in interleaved rounds\n"+
 			"and prints each side's median and their ratio (docs/benchmarks.md).\n\n")
 		fs.PrintDefaults()

@@ -15,7 +15,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/benchkit"
+	"github.com/wfrun/wfrun/engine/internal/benchkit"
 )
 
 // wfrunSide runs the workloads through the public engine API with the

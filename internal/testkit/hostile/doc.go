@@ -5,7 +5,7 @@
 // in its header what it does, the error code its run must end with and the
 // time within which it must end on an idle machine: three times that under
 // the race detector, which runs goja several times slower, and stretched
-// by the machine's load while it ran (internal/loadbound), so that the
+// by the machine's load while it ran (internal/testkit/loadbound), so that the
 // catalogue passes beside other work and a script that overruns on an idle
 // machine is still caught. The test runs each one beside 50 ordinary
 // runs in the same engine, all of which must complete, and checks that no

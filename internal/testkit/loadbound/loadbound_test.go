@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wfrun/wfrun/internal/leaktest"
-	"github.com/wfrun/wfrun/internal/loadbound"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/loadbound"
 )
 
 func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }

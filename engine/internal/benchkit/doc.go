@@ -1,5 +1,5 @@
 // Package benchkit holds what wfrun's benchmarks share, so that the engine's
-// Go benchmarks and the side-by-side command (internal/bench) measure the
+// Go benchmarks and the side-by-side command (engine/internal/bench) measure the
 // same thing the same way: a provider that holds every child until it is
 // released, for measuring runs suspended on their children, and the
 // process's resident memory.

@@ -40,6 +40,6 @@
 // The test runs on Linux only (Landlock, /proc); where wfrun refuses
 // sandboxed commands, it skips the whole catalogue and says why.
 //
-// Run one case with go test ./internal/escapes -run 'TestEscapes/NAME'
+// Run one case with go test ./internal/testkit/escapes -run 'TestEscapes/NAME'
 // (docs/testing.md, "The escapes catalogue").
 package escapes

@@ -1,8 +1,23 @@
-package sandbox
+package calls
 
 import (
 	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
 )
+
+// Callee is the name whose calls are agent calls: the engine passes it to
+// sandbox.Parse's watch.
+const Callee = "agent"
+
+// Script is what the analysis reads of a parsed script.
+type Script interface {
+	// Calls returns the calls of a plain identifier callee, nil when the
+	// script binds that name itself.
+	Calls(name string) []*ast.CallExpression
+	// Position maps a position of the script's trees to the user's line
+	// and column.
+	Position(idx file.Idx) (line, col int)
+}
 
 // AgentCall is an agent(…) call found in the source whose options are an
 // object literal: agent('…', {…}) or agent({…}). The engine checks its keys
@@ -28,21 +43,22 @@ type AgentKey struct {
 	Value ast.Expression
 }
 
-// AgentCalls returns the agent() calls with literal options, in source
-// order. It returns nil when the script declares its own binding named
-// agent: its calls may not be the host function's.
-func (s *Script) AgentCalls() []AgentCall {
-	if s.agentShadowed {
-		return nil
+// Agent returns the agent() calls of s with literal options, in source
+// order; none when the script binds its own agent.
+func Agent(s Script) []AgentCall {
+	var out []AgentCall
+	for _, c := range s.Calls(Callee) {
+		if ac, ok := agentCall(s, c); ok {
+			out = append(out, ac)
+		}
 	}
-	return s.agentCalls
+	return out
 }
 
-// agentCall reads one call expression; ok is false when it is not a call of
-// the identifier agent with an object literal in the options position.
-func (s *Script) agentCall(c *ast.CallExpression) (AgentCall, bool) {
-	id, ok := c.Callee.(*ast.Identifier)
-	if !ok || id.Name != "agent" || len(c.ArgumentList) == 0 {
+// agentCall reads one call; ok is false when it has no object literal in
+// the options position.
+func agentCall(s Script, c *ast.CallExpression) (AgentCall, bool) {
+	if len(c.ArgumentList) == 0 {
 		return AgentCall{}, false
 	}
 	var obj *ast.ObjectLiteral
@@ -67,10 +83,10 @@ func (s *Script) agentCall(c *ast.CallExpression) (AgentCall, bool) {
 				call.Open = true
 				continue
 			}
-			line, col := s.posOfIdx(key.Idx)
+			line, col := s.Position(key.Idx)
 			call.Keys = append(call.Keys, AgentKey{Name: key.Value.String(), Line: line, Column: col, Value: p.Value})
 		case *ast.PropertyShort:
-			line, col := s.posOfIdx(p.Name.Idx)
+			line, col := s.Position(p.Name.Idx)
 			call.Keys = append(call.Keys, AgentKey{Name: p.Name.Name.String(), Line: line, Column: col, Value: &p.Name})
 		default:
 			call.Open = true

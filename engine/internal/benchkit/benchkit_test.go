@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/internal/benchkit"
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/engine/internal/benchkit"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 )
 
 func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }

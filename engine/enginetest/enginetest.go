@@ -1,6 +1,6 @@
 // Package enginetest is what the tests of every package that drives an
 // engine share: an engine closed at the end of the test, and a run whose
-// event stream is checked with the shared checker (internal/eventcheck).
+// event stream is checked with the shared checker (runtime/eventcheck).
 // Test code only.
 package enginetest
 
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/eventcheck"
+	"github.com/wfrun/wfrun/runtime/eventcheck"
 )
 
 // Isolated says the suite runs every script in a child process

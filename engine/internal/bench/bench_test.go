@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
 )
 
 // TestMain also serves as the fresh process of the suspended-runs

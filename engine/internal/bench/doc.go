@@ -9,8 +9,8 @@
 // Run it from anywhere inside the repository, with the machine's node on
 // PATH:
 //
-//	go run ./internal/bench            # the full comparison, a few minutes
-//	go run ./internal/bench -smoke     # tiny sizes: checks that it runs
+//	go run ./engine/internal/bench            # the full comparison, a few minutes
+//	go run ./engine/internal/bench -smoke     # tiny sizes: checks that it runs
 //
 // The workloads:
 //

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/enginetest"
-	"github.com/wfrun/wfrun/internal/leaktest"
-	"github.com/wfrun/wfrun/internal/loadbound"
+	"github.com/wfrun/wfrun/engine/enginetest"
+	"github.com/wfrun/wfrun/internal/testkit/leaktest"
+	"github.com/wfrun/wfrun/internal/testkit/loadbound"
 )
 
 func TestMain(m *testing.M) {
@@ -97,7 +97,7 @@ return { n: xs.length, joined: xs.join('|'), json: JSON.stringify({ a: [1, 2].ma
 const ordinaryValue = `{"n":3,"joined":"task 1|task 2|task 3","json":"{\"a\":[2,4]}","keys":["q"]}`
 
 func TestHostileScriptsEndTheirRunAndNoOtherWithinTheirBound(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/hostile/*.js")
+	files, _ := filepath.Glob("../../../testdata/hostile/*.js")
 	if len(files) < 20 {
 		t.Fatalf("found %d hostile scripts", len(files))
 	}
@@ -111,7 +111,7 @@ func TestHostileScriptsEndTheirRunAndNoOtherWithinTheirBound(t *testing.T) {
 			if !e.runsIn(mode) {
 				t.Skipf("runs only with isolation %v: in-process it is a known gap (docs/script-api.md, \"Memory\")", e.modes)
 			}
-			eng := enginetest.New(t, engine.Config{WorkflowsDir: "../../testdata/hostile/workflows", MaxMemory: e.maxMemory})
+			eng := enginetest.New(t, engine.Config{WorkflowsDir: "../../../testdata/hostile/workflows", MaxMemory: e.maxMemory})
 			var wg sync.WaitGroup
 			failures := make(chan string, 50)
 			for i := 0; i < 50; i++ {
