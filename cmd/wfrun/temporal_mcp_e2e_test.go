@@ -45,7 +45,7 @@ func TestTemporalE2E_EveryWorkflowToolWorksOverMCP(t *testing.T) {
 	code := make(chan int, 1)
 	stderr := &syncBuffer{}
 	go func() {
-		code <- runMain([]string{"mcp", "--provider", "fake", "--temporal", addr, "--task-queue", "mcp-e2e", "--payloads", payloads},
+		code <- runMain([]string{"mcp", "--provider", "fake", "--temporal", addr, "--task-queue", "mcp-e2e", "--payloads", payloads, "--runs-dir", t.TempDir()},
 			env{stdin: inR, stdout: outW, stderr: stderr, getenv: func(string) string { return "" }})
 		outW.Close()
 	}()
