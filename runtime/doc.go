@@ -22,7 +22,9 @@
 // Temporal workflow's coroutines, conditions and timers in engine/temporal.
 // Nothing else in the run starts a goroutine, blocks on a channel or reads
 // the clock, except the heap watchdog and the busy limit (memory.go), which
-// bound the process's real memory and time and can only end a run.
+// bound the process's real memory and time and can only end a run; a
+// scheduler that is a LimitRecorder (limits.go) has them, and the sandbox's
+// regexp timeout, decided once and replayed.
 //
 // # Fatal versus per-item
 //

@@ -51,6 +51,8 @@ type heapWatch struct {
 	base   uint64    // the heap when this busy stretch was first sampled; 0: not yet
 	since  time.Time // when this busy stretch began (with maxBusy only)
 	sample [1]metrics.Sample
+	off    bool         // a LimitRecorder turned the watch off (a replay)
+	fired  *wferr.Error // the limit this watch ended the run with
 }
 
 func newHeapWatch(r *run, budget int64, maxBusy time.Duration) *heapWatch {
@@ -64,6 +66,9 @@ func (w *heapWatch) start() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.busy, w.base = true, 0
+	if w.off {
+		return
+	}
 	if w.maxBusy > 0 {
 		w.since = time.Now() // the wall clock on purpose: this bounds real time on a worker
 	}
@@ -72,6 +77,32 @@ func (w *heapWatch) start() {
 		return
 	}
 	w.timer.Reset(watchInterval)
+}
+
+// setLive turns the watch on or off for the stretches that follow (a
+// LimitRecorder's replay has the history decide). Loop goroutine.
+func (w *heapWatch) setLive(live bool) {
+	w.mu.Lock()
+	w.off = !live
+	w.mu.Unlock()
+}
+
+// firedError is the limit the watch ended the run with, or nil.
+func (w *heapWatch) firedError() *wferr.Error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fired
+}
+
+// failWith records err as the watch's and ends the run with it. Timer
+// goroutine.
+func (w *heapWatch) failWith(err *wferr.Error) {
+	w.mu.Lock()
+	if w.fired == nil {
+		w.fired = err
+	}
+	w.mu.Unlock()
+	w.r.fail(err)
 }
 
 // stop ends a busy stretch. Loop goroutine.
@@ -93,7 +124,7 @@ func (w *heapWatch) heap() uint64 {
 // tick samples the heap of a busy run. Timer goroutine.
 func (w *heapWatch) tick() {
 	w.mu.Lock()
-	if !w.busy {
+	if !w.busy || w.off {
 		w.mu.Unlock()
 		return
 	}
@@ -109,7 +140,7 @@ func (w *heapWatch) tick() {
 	w.mu.Unlock()
 
 	if busyFor > w.maxBusy {
-		w.r.fail(wferr.New(wferr.ResourceLimit,
+		w.failWith(wferr.New(wferr.ResourceLimit,
 			"the script ran for %s without awaiting an agent; this run allows %s at a stretch, because its scheduler must hear back from the script in time: hand heavy computation to an agent, or work on less data per step",
 			busyFor.Round(time.Millisecond), w.maxBusy))
 		return
@@ -127,7 +158,7 @@ func (w *heapWatch) tick() {
 		base, busy := w.base, w.busy
 		w.mu.Unlock()
 		if grown && busy {
-			w.r.fail(wferr.New(wferr.ResourceLimit,
+			w.failWith(wferr.New(wferr.ResourceLimit,
 				"the script grew the memory it holds by %s while running without a pause (the heap went from %s to %s); the run's memory limit is %s (--max-memory, maxMemoryBytes): keep less data in the script, or hand large work to agents",
 				human.Bytes(int64(live-base)), human.Bytes(int64(base)), human.Bytes(int64(live)), human.Bytes(int64(w.budget))))
 			return

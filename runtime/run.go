@@ -220,12 +220,30 @@ func Run(ctx context.Context, cfg Config) Outcome {
 	r.loop = newLoop(r.rt, r.sched)
 	r.watch = newHeapWatch(r, cfg.MaxMemory, cfg.MaxBusy)
 	defer r.watch.close()
+	rec, _ := r.sched.(LimitRecorder)
+	stretch, recorded := 0, false
 	r.loop.busy = func(b bool) {
-		if b {
-			r.watch.start()
-		} else {
+		if !b {
 			r.watch.stop()
+			if rec != nil && !recorded {
+				if err := r.limitFired(); err != nil {
+					recorded = true
+					rec.Fired(stretch, err)
+				}
+			}
+			return
 		}
+		if rec != nil && !recorded {
+			stretch++
+			prior, live := rec.Stretch(stretch)
+			r.watch.setLive(live)
+			r.rt.SetLimitsLive(live)
+			if prior != nil {
+				recorded = true
+				r.fail(prior)
+			}
+		}
+		r.watch.start()
 	}
 	stopWatch := r.sched.AfterFunc(ctx, func() { r.fail(CauseError(ctx)) })
 
@@ -321,6 +339,15 @@ func (r *run) fail(err *wferr.Error) {
 	r.vm.Interrupt(err)
 	r.loop.stop()
 	r.cancelChildren(err)
+}
+
+// limitFired is the error of a limit that measures the machine (the busy
+// limit, the heap watchdog, the regexp timeout) if one has fired, else nil.
+func (r *run) limitFired() *wferr.Error {
+	if err := r.watch.firedError(); err != nil {
+		return err
+	}
+	return r.rt.LimitError()
 }
 
 func (r *run) fatalError() *wferr.Error {
@@ -430,8 +457,10 @@ func (r *run) settle(loopErr error) Outcome {
 // script's last callback) ends the step at once with its own error.
 func (r *run) settleStep(step func() error) (out *wferr.Error) {
 	var err error
-	r.watch.start()
-	defer r.watch.stop()
+	// A busy stretch like the loop's: watched, and counted for a
+	// LimitRecorder, so a limit that fires while settling is replayed too.
+	r.loop.busy(true)
+	defer r.loop.busy(false)
 	func() {
 		defer func() {
 			// goja lets an interrupt escape as a panic from code run

@@ -220,7 +220,7 @@ func (r *Runtime) timedMatchAll(orig goja.Callable, _ func() goja.Value) func(go
 // started at start took the regexp timeout or longer, not counting
 // excluded. this (or label's result) is the regexp, for the message.
 func (r *Runtime) checkRegexpTime(start time.Time, excluded time.Duration, this goja.Value, label func() goja.Value) {
-	if time.Since(start)-excluded < r.regexpTimeout || r.regexpErr != nil {
+	if r.regexpOff || time.Since(start)-excluded < r.regexpTimeout || r.regexpErr != nil {
 		return
 	}
 	if label != nil {
@@ -249,3 +249,12 @@ func regexpLabel(v goja.Value) string {
 	}
 	return "/" + string(s) + "/" + flags.String()
 }
+
+// SetLimitsLive turns the regexp timeout on (the default) or off: a run
+// replayed from a history that recorded its limits lets the history decide
+// (runtime.LimitRecorder). VM goroutine.
+func (r *Runtime) SetLimitsLive(live bool) { r.regexpOff = !live }
+
+// LimitError is the RESOURCE_LIMIT error of a regexp that ran over its
+// timeout, or nil. VM goroutine.
+func (r *Runtime) LimitError() *wferr.Error { return r.regexpErr }

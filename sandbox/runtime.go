@@ -60,6 +60,7 @@ type Runtime struct {
 	regexpsTimed, execTimed bool          // the regexp methods are timed
 	matchAllNext            goja.Callable // the next of matchAll's iterators
 	regexpErr               *wferr.Error  // a regexp call ran over: the VM is being interrupted
+	regexpOff               bool          // the regexp timeout is off (SetLimitsLive)
 
 	mem            memoryLimits // see memory.go
 	stringsGuarded bool         // String.prototype's sized methods are checked

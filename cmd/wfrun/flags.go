@@ -55,6 +55,7 @@ type options struct {
 
 	// Runs on Temporal: the frontend, namespace, task queue, payload store.
 	temporal, namespace, taskQueue, payloads string
+	conn                                     connFlags
 
 	help, version bool
 
@@ -139,7 +140,8 @@ func refusal(cmd command, name string) string {
 		if cmd != cmdAgent {
 			return fmt.Sprintf("--print-script belongs to wfrun agent, not to %s; drop it", cmd)
 		}
-	case "temporal", "namespace", "task-queue", "payloads":
+	case "temporal", "namespace", "task-queue", "payloads",
+		"address", "api-key", "tls", "tls-cert-path", "tls-key-path", "tls-ca-path", "tls-server-name", "profile", "config-file":
 		if cmd != cmdRun && cmd != cmdMCP && cmd != cmdWorker {
 			return fmt.Sprintf("--%s does not apply to %s: runs on Temporal are started by wfrun SCRIPT.js and wfrun mcp and served by wfrun worker; drop it", name, cmd)
 		}
@@ -226,6 +228,9 @@ func newFlagSet(cmd command, o *options) *flag.FlagSet {
 	str(&o.namespace, "namespace")
 	str(&o.taskQueue, "task-queue")
 	str(&o.payloads, "payloads")
+	if refusal(cmd, "address") == "" {
+		o.conn.bind(fs)
+	}
 	if refusal(cmd, "print-script") == "" {
 		fs.BoolVar(&o.printScript, "print-script", false, "")
 	}
@@ -323,10 +328,13 @@ func (o *options) validate() error {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
 		}
 	}
+	if o.temporal, err = o.conn.resolve(o.temporal); err != nil {
+		return err
+	}
 	if o.temporal == "" {
-		for _, name := range []string{"namespace", "task-queue", "payloads"} {
+		for _, name := range append([]string{"namespace", "task-queue", "payloads"}, connFlagNames...) {
 			if o.set[name] {
-				return fmt.Errorf("--%s goes with --temporal HOST:PORT, which names the Temporal server; add it or drop --%s", name, name)
+				return fmt.Errorf("--%s goes with --temporal HOST:PORT (or --address, --profile), which names the Temporal server; add it or drop --%s", name, name)
 			}
 		}
 	}

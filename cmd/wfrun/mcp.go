@@ -74,7 +74,8 @@ func mcpCommand(args []string, e env) int {
 			return exitFailed
 		}
 		defer c.Close()
-		opts.Remote = wftemporal.NewClient(c, eng, temporalOptions(o)).Execute
+		tc := wftemporal.NewClient(c, eng, temporalOptions(o))
+		opts.Remote, opts.RemoteRuns = tc.Execute, tc.Remote()
 	}
 	srv := mcpserver.New(eng, opts)
 

@@ -28,6 +28,7 @@ type ledgerFlags struct {
 
 	// runs --temporal: list the runs of a Temporal namespace instead.
 	temporal, namespace, parent string
+	conn                        connFlags
 }
 
 // parseLedgerFlags parses args for the ledger command name; which says
@@ -53,6 +54,7 @@ func parseLedgerFlags(name string, args []string, which ...string) (*ledgerFlags
 			fs.StringVar(&f.temporal, "temporal", "", "")
 			fs.StringVar(&f.namespace, "namespace", "", "")
 			fs.StringVar(&f.parent, "parent", "", "")
+			f.conn.bind(fs)
 		}
 	}
 	for {
@@ -111,14 +113,17 @@ func runsCommand(args []string, e env) int {
 	if len(f.positional) > 0 {
 		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir, --temporal); got %q", f.positional[0])
 	}
+	if f.temporal, err = f.conn.resolve(f.temporal); err != nil {
+		return usageFail(e, "%v", err)
+	}
 	if f.temporal != "" {
 		if f.runsDir != "" {
 			return usageFail(e, "--runs-dir and --temporal list different runs (this machine's runs folder, a Temporal namespace); give one of them")
 		}
 		return runsOnTemporal(f, e)
 	}
-	if f.namespace != "" || f.parent != "" {
-		return usageFail(e, "--namespace and --parent go with --temporal HOST:PORT; add it or drop them")
+	if f.namespace != "" || f.parent != "" || f.conn.given() {
+		return usageFail(e, "--namespace, --parent and the connection flags (--api-key, --tls, ...) go with --temporal HOST:PORT (or --address, --profile); add it or drop them")
 	}
 	status := ledger.RunStatus(f.status)
 	if f.status != "" && !status.Valid() {

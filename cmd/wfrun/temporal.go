@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,6 +33,77 @@ const devServerBinary = "wfrun-temporal"
 var workerOnlyFlags = []string{"fake-rules", "base-url", "mcp-config", "command-spec", "acp-agent", "acp-config",
 	"transcripts", "prices", "model-map", "agents-dir", "workspace", "sandbox", "sandbox-network", "sandbox-hide", "sandbox-landlock-only", "workflows-dir"}
 
+// temporalFromConfig is the value of --temporal that takes the address
+// from the Temporal CLI's configuration (TEMPORAL_ADDRESS, a temporal.toml
+// profile) rather than naming it; --profile and --config-file imply it.
+const temporalFromConfig = "config"
+
+// connFlagNames are the flags of a Temporal connection, named as the
+// Temporal CLI names them; --temporal and --namespace go with them.
+var connFlagNames = []string{"address", "api-key", "tls", "tls-cert-path", "tls-key-path", "tls-ca-path", "tls-server-name", "profile", "config-file"}
+
+// connFlags are the connection flags of wfrun SCRIPT.js --temporal, mcp,
+// worker and runs --temporal.
+type connFlags struct {
+	address, apiKey, tls, tlsCert, tlsKey, tlsCA, tlsServerName, profile, configFile string
+}
+
+// bind defines the connection flags on fs.
+func (c *connFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&c.address, "address", "", "")
+	fs.StringVar(&c.apiKey, "api-key", "", "")
+	fs.Var((*boolText)(&c.tls), "tls", "")
+	fs.StringVar(&c.tlsCert, "tls-cert-path", "", "")
+	fs.StringVar(&c.tlsKey, "tls-key-path", "", "")
+	fs.StringVar(&c.tlsCA, "tls-ca-path", "", "")
+	fs.StringVar(&c.tlsServerName, "tls-server-name", "", "")
+	fs.StringVar(&c.profile, "profile", "", "")
+	fs.StringVar(&c.configFile, "config-file", "", "")
+}
+
+// boolText is a flag that may be given alone (--tls, meaning true) or
+// with a value (--tls=false), as the Temporal CLI's --tls; it keeps the
+// text, "" when not given.
+type boolText string
+
+func (b *boolText) String() string     { return string(*b) }
+func (b *boolText) Set(v string) error { *b = boolText(v); return nil }
+func (b *boolText) IsBoolFlag() bool   { return true }
+
+// given says whether any connection flag was given.
+func (c *connFlags) given() bool {
+	return *c != connFlags{}
+}
+
+// resolve folds --address into temporal (the --temporal value, "" when
+// not given) and returns the --temporal value to use: --address is
+// --temporal under the Temporal CLI's name, and --profile or --config-file
+// alone mean --temporal config.
+func (c *connFlags) resolve(temporal string) (string, error) {
+	if c.address != "" {
+		if temporal != "" && temporal != c.address {
+			return "", fmt.Errorf("--temporal %s and --address %s name two servers; give one of them", temporal, c.address)
+		}
+		return c.address, nil
+	}
+	if temporal == "" && (c.profile != "" || c.configFile != "") {
+		return temporalFromConfig, nil
+	}
+	return temporal, nil
+}
+
+// connection is the Connection of temporal (the resolved --temporal
+// value), namespace and the connection flags.
+func (c *connFlags) connection(temporal, namespace string) wftemporal.Connection {
+	conn := wftemporal.Connection{Namespace: namespace, APIKey: c.apiKey, TLS: c.tls,
+		TLSCertPath: c.tlsCert, TLSKeyPath: c.tlsKey, TLSCAPath: c.tlsCA, TLSServerName: c.tlsServerName,
+		Profile: c.profile, ConfigFile: c.configFile}
+	if temporal != temporalFromConfig {
+		conn.Address = temporal
+	}
+	return conn
+}
+
 // temporalOptions are the Options of --task-queue and --payloads.
 func temporalOptions(o *options) wftemporal.Options {
 	opts := wftemporal.Options{TaskQueue: o.taskQueue}
@@ -41,9 +113,19 @@ func temporalOptions(o *options) wftemporal.Options {
 	return opts
 }
 
-// dialTemporal connects to --temporal in --namespace.
+// dialTemporal connects as --temporal, --namespace and the connection
+// flags say, over the Temporal CLI's environment and profile.
 func dialTemporal(o *options) (client.Client, error) {
-	return wftemporal.Dial(o.temporal, o.namespace, temporalOptions(o))
+	return wftemporal.DialConnection(o.conn.connection(o.temporal, o.namespace), temporalOptions(o))
+}
+
+// serverName is how messages name the server: its address, or the
+// configuration it comes from.
+func serverName(temporal string) string {
+	if temporal == temporalFromConfig {
+		return "the server of the Temporal configuration"
+	}
+	return temporal
 }
 
 // runOnTemporal is `wfrun SCRIPT.js --temporal HOST:PORT`: the run is
@@ -129,7 +211,7 @@ func workerCommand(args []string, e env) int {
 		return usageFail(e, "worker takes no script (runs bring theirs); got %q", o.positional[0])
 	}
 	if o.temporal == "" {
-		return usageFail(e, "worker needs --temporal HOST:PORT, the frontend of a Temporal server (wfrun temporal dev starts one on this machine)")
+		return usageFail(e, "worker needs --temporal HOST:PORT (or --address), the frontend of a Temporal server (wfrun temporal dev starts one on this machine), or --temporal config to take it from TEMPORAL_ADDRESS or a temporal.toml profile")
 	}
 	in, err := loadToolInvocation(o, e)
 	if err != nil {
@@ -157,7 +239,11 @@ func workerCommand(args []string, e env) int {
 	}
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	err = wftemporal.EnsureSearchAttributes(ctx, c, o.namespace)
+	namespace := o.namespace
+	if co, err := o.conn.connection(o.temporal, o.namespace).ClientOptions(); err == nil {
+		namespace = co.Namespace
+	}
+	err = wftemporal.EnsureSearchAttributes(ctx, c, namespace)
 	cancel()
 	if err != nil {
 		notice(e, "%v; runs will not start until the namespace has them", err)
@@ -175,7 +261,7 @@ func workerCommand(args []string, e env) int {
 	if queue == "" {
 		queue = wftemporal.DefaultTaskQueue
 	}
-	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", queue, o.temporal, strings.Join(eng.Providers(), ", "))
+	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", queue, serverName(o.temporal), strings.Join(eng.Providers(), ", "))
 	sig := <-e.signals
 	notice(e, "%s: stopping the worker (its agents in flight go to another worker)", signalName(sig))
 	w.Stop()
@@ -184,7 +270,7 @@ func workerCommand(args []string, e env) int {
 
 // runsOnTemporal is `wfrun runs --temporal HOST:PORT [--parent P]`.
 func runsOnTemporal(f *ledgerFlags, e env) int {
-	c, err := wftemporal.Dial(f.temporal, f.namespace, wftemporal.Options{})
+	c, err := wftemporal.DialConnection(f.conn.connection(f.temporal, f.namespace), wftemporal.Options{})
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed

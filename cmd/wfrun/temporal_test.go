@@ -19,6 +19,11 @@ func TestTemporal_FlagsGoWithTheCommandsThatUseThem(t *testing.T) {
 		{[]string{"testdata/hello.js", "--temporal", "127.0.0.1:1", "--fake-rules", "testdata/slow.rules.json"}, "give it to wfrun worker"},
 		{[]string{"runs", "--parent", "cli"}, "go with --temporal"},
 		{[]string{"temporal"}, "wfrun temporal dev"},
+		{[]string{"check", "testdata/hello.js", "--tls-ca-path", "ca.pem"}, "--tls-ca-path does not apply to check"},
+		{[]string{"agent", "do it", "--api-key", "k"}, "--api-key does not apply to agent"},
+		{[]string{"testdata/hello.js", "--tls"}, "--tls goes with --temporal"},
+		{[]string{"testdata/hello.js", "--temporal", "127.0.0.1:1", "--address", "127.0.0.1:2"}, "name two servers"},
+		{[]string{"runs", "--api-key", "k"}, "go with --temporal"},
 	}
 	for _, c := range cases {
 		out := wfrun(t, c.args...)

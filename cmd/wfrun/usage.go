@@ -55,7 +55,7 @@ Durable runs (docs/durability.md):
                                   buttons (docs/ui.md; default 127.0.0.1:7777)
 
 Runs on Temporal (docs/scale-out.md):
-  wfrun temporal dev [--port N] [--db FILE]
+  wfrun temporal dev [--port N] [--db FILE] [--tls DIR]
                                   a Temporal server on this machine (runs the
                                   wfrun-temporal program, built from engine/temporal/server)
   wfrun worker --temporal HOST:PORT [--task-queue Q] [flags]
@@ -208,8 +208,13 @@ Temporal:
   --payloads DIR         where payloads over 4 KiB are kept, a reference in the
                          history (default ~/.wfrun/temporal-payloads); every worker
                          and client of a task queue must share it
+  --address, --api-key, --tls, --tls-cert-path, --tls-key-path, --tls-ca-path,
+  --tls-server-name, --profile, --config-file
+                         the connection, as the Temporal CLI's flags, over its
+                         temporal.toml profile and TEMPORAL_* variables;
+                         --temporal config takes the address from those
   worker refuses --args, --meta, --request, --parent and --runs-dir: each run brings
-  its request; --events there writes the events of the runs it executes. A run with
+  its request; --events there writes every event of the runs it works on. A run with
   --temporal leaves the providers' flags (--fake-rules, --base-url, --workspace, …) to
   the workers; --provider and --model still choose among theirs.
 

@@ -45,6 +45,9 @@ type Options struct {
 	// Remote, if set, runs the workflow tool's runs elsewhere (see
 	// tool.Options.Remote): wfrun mcp --temporal runs them on Temporal.
 	Remote func(ctx context.Context, req engine.WorkflowStartRequest, onEvent func(engine.Event)) (engine.WorkflowResult, error)
+	// RemoteRuns, with Remote, holds the background runs and answers
+	// the background tools (tool.Options.RemoteRuns).
+	RemoteRuns tool.RemoteRuns
 }
 
 // Server is an MCP server of wfrun's tools for one engine. It is safe for
@@ -135,7 +138,7 @@ func (s *Server) Wait() { s.ended.Wait() }
 
 func (s *Server) toolOptions(owner string) tool.Options {
 	return tool.Options{Owner: owner, Personas: s.opts.Personas, MaxResultChars: s.opts.MaxResultChars, OnEvent: s.opts.OnEvent,
-		Subagents: s.opts.Subagents, Remote: s.opts.Remote}
+		Subagents: s.opts.Subagents, Remote: s.opts.Remote, RemoteRuns: s.opts.RemoteRuns}
 }
 
 // set returns the session's tools, creating them (and the session's owner)

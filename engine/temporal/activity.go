@@ -2,7 +2,9 @@ package temporal
 
 import (
 	"context"
+
 	"fmt"
+	"go.temporal.io/sdk/client"
 	stdruntime "runtime"
 	"sync"
 	"time"
@@ -30,8 +32,9 @@ type AgentCall struct {
 // activities are what a worker runs outside workflow code, with its
 // engine's providers, workflows folder and limits.
 type activities struct {
-	eng  *engine.Engine
-	opts Options
+	eng    *engine.Engine
+	opts   Options
+	client client.Client // the worker's, to read an earlier run's history; nil: none
 }
 
 // Agent runs one child through the worker's provider. It heartbeats while
@@ -128,6 +131,7 @@ func (a *activities) Prepare(_ context.Context, req engine.WorkflowStartRequest)
 	if err := checkCeiling(req.MaxTotalAgents); err != nil {
 		return prepared{Error: toWire(err)}, nil
 	}
+	req.ResumeFromRunId = "" // the history is a resumed run's journal (Prior), not a runs folder
 	plan, err := a.eng.Plan(req)
 	if err != nil {
 		return prepared{Error: toWire(err)}, nil
@@ -152,6 +156,33 @@ func (a *activities) LoadWorkflow(_ context.Context, name string) (loaded, error
 		return loaded{Error: toWire(err)}, nil
 	}
 	return loaded{File: file, Source: src}, nil
+}
+
+// PersonaCall asks the worker whether its provider of that name knows an
+// agentType.
+type PersonaCall struct {
+	Provider string `json:"provider"`
+	Name     string `json:"name"`
+}
+
+// CheckPersona checks an agentType computed at run time with the worker's
+// provider, for the run to refuse it at the script's line as it would in
+// process. It answers "" for a name the provider can run (or a provider
+// that does not check names), else what is wrong; the answer goes into the
+// history, so every replay decides the same.
+func (a *activities) CheckPersona(_ context.Context, call PersonaCall) (string, error) {
+	p, ok := a.eng.Provider(call.Provider)
+	if !ok {
+		return "", nil // the agent activity says so, as for any call
+	}
+	pc, ok := p.(agentapi.PersonaChecker)
+	if !ok {
+		return "", nil
+	}
+	if err := pc.CheckPersona(call.Name); err != nil {
+		return err.Error(), nil
+	}
+	return "", nil
 }
 
 // wireError is a *wferr.Error as data.

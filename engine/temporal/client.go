@@ -43,10 +43,15 @@ func NewClient(c client.Client, eng *engine.Engine, opts Options) *Client {
 // provider this client's engine does not have is checked with the
 // engine's default provider; the worker checks it with the real one.
 func (c *Client) Start(ctx context.Context, req engine.WorkflowStartRequest) (*Run, error) {
+	return c.start(ctx, req, nil)
+}
+
+func (c *Client) start(ctx context.Context, req engine.WorkflowStartRequest, memo map[string]any) (*Run, error) {
 	if err := checkCeiling(req.MaxTotalAgents); err != nil {
 		return nil, err
 	}
 	check := req
+	check.ResumeFromRunId = "" // checked by the worker that reads the old run's history
 	if _, ok := c.eng.Provider(check.SubagentProvider); !ok {
 		check.SubagentProvider = ""
 	}
@@ -57,7 +62,7 @@ func (c *Client) Start(ctx context.Context, req engine.WorkflowStartRequest) (*R
 	id := engine.NewRunID()
 	opts := client.StartWorkflowOptions{
 		ID: id, TaskQueue: c.opts.TaskQueue, WorkflowTaskTimeout: workflowTaskTimeout,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE, Memo: memo,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			AttrName.ValueSet(plan.Meta.Name), AttrParent.ValueSet(req.Parent), AttrStatus.ValueSet(StatusRunning)),
 	}
@@ -136,6 +141,12 @@ func (r *Run) Wait(ctx context.Context, onEvent func(engine.Event)) (engine.Work
 		select {
 		case s := <-done:
 			if s.err != nil {
+				var terminated *temporal.TerminatedError
+				if errors.As(s.err, &terminated) {
+					if res := terminatedResult(ctx, r.c, r.id, r.runID); res != nil {
+						return *res, nil
+					}
+				}
 				return engine.WorkflowResult{}, unsettled(r.id, s.err)
 			}
 			if onEvent != nil {
@@ -251,6 +262,10 @@ func (c *Client) Runs(ctx context.Context, parent string, limit int) ([]RunInfo,
 			info.Name = keyword(sa[AttrName.GetName()])
 			info.Parent = keyword(sa[AttrParent.GetName()])
 			info.Status = keyword(sa[AttrStatus.GetName()])
+			if st := e.GetStatus(); info.Status == StatusRunning && st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+				// Ended by Temporal (terminated, timed out), not by the run.
+				info.Status = strings.ToLower(strings.TrimPrefix(st.String(), "WORKFLOW_EXECUTION_STATUS_"))
+			}
 			out = append(out, info)
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {

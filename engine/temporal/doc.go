@@ -36,6 +36,18 @@
 //     ceiling of one run, refused before it starts.
 //   - Search attributes (AttrName, AttrParent, AttrStatus) let
 //     Client.Runs list runs by meta name, owner and status.
+//   - The limits that measure a worker (the busy limit, the heap
+//     watchdog, the regexp timeout) are decided once and kept in the
+//     history (the scheduler is a runtime.LimitRecorder), so a replay on
+//     another machine takes the same steps.
+//   - A poison run — its workflow task failed MaxTaskAttempts times — is
+//     terminated by the next worker that rebuilds it (poison.go); its
+//     client gets an INTERNAL result, and the workers go on.
+//   - Connection (connect.go) reaches a cluster as the Temporal CLI does:
+//     a temporal.toml profile, the TEMPORAL_* variables, TLS and API keys.
+//   - Client.Remote holds background runs for the workflow tool, and
+//     resumeFromRunId starts a new run whose journal is an ended run's
+//     completed agent activities (resume.go).
 //
 // What a run on Temporal cannot do: resume from a runs folder (its history
 // is its journal), process isolation (the VM lives in the workflow

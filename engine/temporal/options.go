@@ -60,9 +60,11 @@ type Options struct {
 	// stopped). A failure of the agent itself is never retried by Temporal:
 	// the provider has its own retries. 0 means 3.
 	AgentAttempts int
-	// Events, if set, gets the events of the runs this worker executes,
-	// when the worker executes them for the first time (never while it
-	// replays a history). Clients follow runs with Run.Follow instead.
+	// Events, if set, gets every event of every run this worker works on,
+	// once each: the events of a run it takes over from another worker
+	// (replayed from the history) come as soon as the run goes on here.
+	// A query's replay of a finished run forwards nothing. Clients follow
+	// runs with Run.Wait instead.
 	Events func(engine.Event)
 	// MaxBusy bounds how long the script may run without awaiting
 	// anything; 0 means DefaultMaxBusy.

@@ -29,6 +29,37 @@ type activityProvider struct {
 	caps  agentapi.Capabilities
 	opts  *Options
 	plan  limits // what the activity options derive from
+
+	// checkPersona asks a worker about an agentType (a local activity);
+	// nil: every name is left to the agent activity. personas memoizes
+	// its answers for the run: the loop asks in the same order on every
+	// replay, so the history holds one check per distinct name.
+	checkPersona func(name string) (problem string, err error)
+	personas     map[string]string
+}
+
+// CheckPersona makes the run refuse an unknown agentType at the agent()
+// call, with the script's line, as it does in process: a literal name was
+// checked before the run started, a computed one is checked here.
+func (p *activityProvider) CheckPersona(name string) error {
+	if p.checkPersona == nil {
+		return nil
+	}
+	problem, ok := p.personas[name]
+	if !ok {
+		var err error
+		if problem, err = p.checkPersona(name); err != nil {
+			return fmt.Errorf("the agentType %q could not be checked on a worker: %v", name, err)
+		}
+		if p.personas == nil {
+			p.personas = map[string]string{}
+		}
+		p.personas[name] = problem
+	}
+	if problem != "" {
+		return errors.New(problem)
+	}
+	return nil
 }
 
 func (p *activityProvider) Name() string                        { return p.name }

@@ -2,10 +2,12 @@ package temporal
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/wfrun/wfrun/internal/wferr"
 	"github.com/wfrun/wfrun/runtime"
 )
 
@@ -127,4 +129,44 @@ func (s *scheduler) AfterTime(d time.Duration, f func()) func() bool {
 		f()
 	})
 	return a.stop
+}
+
+// The limits that measure a worker (the busy limit, the heap watchdog, the
+// regexp timeout) are decided once, on the execution that first runs a
+// stretch of script, and kept in the history: a limit that fires records a
+// version marker named after its stretch, and its error in a side effect.
+// A replay measures nothing: before each stretch it asks whether the
+// history has that stretch's marker (GetVersion answers from the markers
+// of the workflow task being replayed, and adds nothing when there is
+// none), and if so ends the run with the recorded error where the first
+// execution did. So a limit costs history only when it fires, and a replay
+// on a faster or slower worker takes the same steps.
+var _ runtime.LimitRecorder = (*scheduler)(nil)
+
+// limitChange is the change id of the marker of a limit that ended stretch n.
+func limitChange(n int) string { return "wfrun.limit." + strconv.Itoa(n) }
+
+func (s *scheduler) Stretch(n int) (*wferr.Error, bool) {
+	if !workflow.IsReplaying(s.root) {
+		return nil, true
+	}
+	if workflow.GetVersion(s.detached, limitChange(n), workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil, false
+	}
+	return s.recordLimit(nil), false
+}
+
+func (s *scheduler) Fired(n int, err *wferr.Error) {
+	workflow.GetVersion(s.detached, limitChange(n), workflow.DefaultVersion, 1)
+	s.recordLimit(err)
+}
+
+// recordLimit records err in a side effect, or reads it back on a replay.
+func (s *scheduler) recordLimit(err *wferr.Error) *wferr.Error {
+	var w wireError
+	v := workflow.SideEffect(s.detached, func(workflow.Context) any { return toWire(err) })
+	if e := v.Get(&w); e != nil {
+		return wferr.Wrap(wferr.Internal, e, "wfrun bug: the limit recorded in the history cannot be read: %v", e)
+	}
+	return w.err()
 }

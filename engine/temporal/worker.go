@@ -16,22 +16,18 @@ import (
 )
 
 // Dial connects to the Temporal frontend at hostPort, in namespace ("":
-// "default"), with the data converter that keeps large payloads in
-// opts.Payloads.
+// "default"), in plaintext, with the data converter that keeps large
+// payloads in opts.Payloads. DialConnection takes TLS, API keys and the
+// Temporal CLI's environment and profiles.
 func Dial(hostPort, namespace string, opts Options) (client.Client, error) {
-	if namespace == "" {
-		namespace = DefaultNamespace
-	}
-	c, err := client.Dial(client.Options{
-		HostPort: hostPort, Namespace: namespace,
-		DataConverter: NewDataConverter(opts.store()),
-		Logger:        quietLogger{},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cannot reach the Temporal server at %s (namespace %s): %w; start one with `wfrun-temporal dev`, or pass the address of yours", hostPort, namespace, err)
-	}
-	return c, nil
+	return DialConnection(Connection{Address: hostPort, Namespace: namespace, TLS: "false", Env: noEnv{}, only: true}, opts)
 }
+
+// noEnv is an empty environment: Dial's connection is only its arguments.
+type noEnv struct{}
+
+func (noEnv) Environ() []string               { return nil }
+func (noEnv) LookupEnv(string) (string, bool) { return "", false }
 
 func (o Options) store() PayloadStore {
 	if o.Payloads != nil {
@@ -51,23 +47,29 @@ func NewWorker(c client.Client, eng *engine.Engine, opts Options) worker.Worker 
 		// The script runs inside workflow code; MaxBusy stops it first.
 		DeadlockDetectionTimeout: opts.MaxBusy + 5*time.Second,
 	})
-	Register(w, eng, opts)
+	register(w, eng, opts, c)
 	return w
 }
 
 // Register registers the workflow and the agent activity on r: a worker,
 // or the SDK's test environment.
+// Register has no client, so its workflows do not end poison runs (see
+// MaxTaskAttempts); NewWorker's do.
 func Register(r worker.Registry, eng *engine.Engine, opts Options) {
+	register(r, eng, opts, nil)
+}
+
+func register(r worker.Registry, eng *engine.Engine, opts Options, c client.Client) {
 	opts = opts.withDefaults()
-	acts := &activities{eng: eng, opts: opts}
-	wf := &workflows{opts: opts, acts: acts}
+	acts := &activities{eng: eng, opts: opts, client: c}
+	wf := &workflows{opts: opts, acts: acts, client: c, sent: &sentEvents{n: map[string]int{}}}
 	r.RegisterWorkflowWithOptions(wf.Run, workflow.RegisterOptions{Name: WorkflowName})
 	r.RegisterActivityWithOptions(acts.Agent, activity.RegisterOptions{Name: agentActivity})
 }
 
 // RegisterReplay registers the workflow alone, for a worker.WorkflowReplayer.
 func RegisterReplay(r worker.WorkflowRegistry, opts Options) {
-	wf := &workflows{opts: opts.withDefaults(), acts: &activities{}}
+	wf := &workflows{opts: opts.withDefaults(), acts: &activities{}, sent: &sentEvents{n: map[string]int{}}}
 	r.RegisterWorkflowWithOptions(wf.Run, workflow.RegisterOptions{Name: WorkflowName})
 }
 

@@ -3,8 +3,11 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -34,9 +37,15 @@ const StatusRunning = "running"
 // workflows folder) is read once through local activities, whose results
 // the history keeps.
 type workflows struct {
-	opts Options
-	acts *activities // local activities are called by method value
+	opts   Options
+	acts   *activities   // local activities are called by method value
+	client client.Client // the worker's, to end poison runs; nil: none
+	sent   *sentEvents   // what Options.Events has had of each run
 }
+
+// taskHook, when set (by tests), runs at the start of every workflow task
+// that starts the workflow function, after the poison guard.
+var taskHook atomic.Pointer[func(req engine.WorkflowStartRequest)]
 
 // Run is the workflow: it runs one WorkflowStartRequest with wfrun's own
 // runtime, the VM inside this workflow function, each agent() an activity.
@@ -44,9 +53,16 @@ type workflows struct {
 // that fails is still a workflow that completes, with the failure in the
 // result, so that its result and events can be read like any other.
 func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (engine.WorkflowResult, error) {
+	if poisonGuard(w.client, ctx) {
+		return engine.WorkflowResult{}, temporal.NewNonRetryableApplicationError("the run was ended as a poison run", "wfrun.poison", nil)
+	}
+	if hook := taskHook.Load(); hook != nil {
+		(*hook)(req)
+	}
 	runID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	start := workflow.Now(ctx)
-	log := &eventLog{ctx: ctx, forward: w.opts.Events}
+	info := workflow.GetInfo(ctx)
+	log := &eventLog{ctx: ctx, forward: w.opts.Events, sent: w.sent, key: info.WorkflowExecution.ID + "/" + info.WorkflowExecution.RunID}
 	if err := workflow.SetQueryHandler(ctx, QueryEvents, log.page); err != nil {
 		return engine.WorkflowResult{}, err
 	}
@@ -89,8 +105,28 @@ func (w *workflows) Run(ctx workflow.Context, req engine.WorkflowStartRequest) (
 
 	cfg := plan.Config()
 	cfg.RunID, cfg.Parent, cfg.Script, cfg.Args = runID, req.Parent, script, req.Args
+	if req.ResumeFromRunId != "" {
+		var pr prior
+		if err := workflow.ExecuteLocalActivity(lctx, w.acts.Prior, priorRun{ID: req.ResumeFromRunId, Owner: req.Parent}).Get(lctx, &pr); err != nil {
+			pr.Error = toWire(wferr.Wrap(wferr.Internal, err, "wfrun bug: run %s could not be read on a worker to resume it: %v", req.ResumeFromRunId, err))
+		}
+		if pr.Error != nil {
+			res := engine.FailedResult(runID, pr.Error.err())
+			log.emit(res.EndEvent(workflow.Now(ctx)))
+			return w.settle(ctx, log, res)
+		}
+		cfg.Journal = historyJournal{entries: pr.Entries}
+	}
 	cfg.Provider = &activityProvider{sched: sched, name: plan.Provider, caps: plan.Capabilities, opts: &w.opts,
 		plan: limits{timeout: plan.Timeout, grace: plan.CancelGrace}}
+	if plan.Capabilities.Persona {
+		provider := cfg.Provider.(*activityProvider)
+		provider.checkPersona = func(name string) (string, error) {
+			var problem string
+			err := workflow.ExecuteLocalActivity(lctx, w.acts.CheckPersona, PersonaCall{Provider: plan.Provider, Name: name}).Get(lctx, &problem)
+			return problem, err
+		}
+	}
 	cfg.MaxBusy, cfg.Emit, cfg.Scheduler = w.opts.MaxBusy, log.emit, sched
 	if plan.Workflows {
 		cfg.LoadWorkflow = func(name string) (*sandbox.Script, error) {
@@ -122,19 +158,53 @@ func (w *workflows) settle(ctx workflow.Context, _ *eventLog, res engine.Workflo
 }
 
 // eventLog keeps a run's events in the workflow's memory: a replay
-// rebuilds it, so the events query answers the same on any worker, and
-// only events emitted for the first time reach the worker's own sink.
+// rebuilds it, so the events query answers the same on any worker.
 // Coroutines and the query handler take turns; none runs beside another.
+//
+// The worker's own sink (Options.Events) gets every event of every run the
+// worker works on, once: a worker that takes a run over from another
+// replays its history first, and the events of that replay reach the sink
+// as soon as the run goes on live here (a replay that never goes live — a
+// query of a finished run — forwards nothing); sent remembers how many
+// events of each running run the worker has forwarded, so rebuilding a run
+// it already served (its cache dropped it) forwards only what is new.
 type eventLog struct {
 	ctx     workflow.Context
 	forward func(engine.Event)
+	sent    *sentEvents
+	key     string // the run's workflow and run id, sent's key
 	events  []engine.Event
 }
 
 func (l *eventLog) emit(ev engine.Event) {
 	l.events = append(l.events, ev)
-	if l.forward != nil && !workflow.IsReplaying(l.ctx) {
-		l.forward(ev)
+	if l.forward == nil || workflow.IsReplaying(l.ctx) {
+		return
+	}
+	l.sent.flush(l.key, l.events, l.forward, ev.Type == engine.EventRunEnd)
+}
+
+// sentEvents counts, per running run, the events a worker has forwarded
+// to its sink. Workflow executions run on goroutines of their own, hence
+// the mutex.
+type sentEvents struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// flush forwards the events of run key not forwarded yet; end forgets the
+// run (its last event is in evs).
+func (s *sentEvents) flush(key string, evs []engine.Event, forward func(engine.Event), end bool) {
+	s.mu.Lock()
+	from := min(s.n[key], len(evs))
+	if end {
+		delete(s.n, key)
+	} else {
+		s.n[key] = len(evs)
+	}
+	s.mu.Unlock()
+	for _, ev := range evs[from:] {
+		forward(ev)
 	}
 }
 

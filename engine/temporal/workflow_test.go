@@ -18,6 +18,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/fake"
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
 	"github.com/wfrun/wfrun/runtime/eventcheck"
@@ -334,5 +335,26 @@ return await agent('x')`})
 		if got[i].Type != want[i].Type || got[i].Message != want[i].Message {
 			t.Fatalf("event %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+func TestWorkflow_AComputedAgentTypeIsCheckedWhereTheScriptRunsWithItsLine(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "reviewer.md"), []byte("---\nname: reviewer\ndescription: reviews\n---\nYou review.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := fake.New(fake.Options{Personas: persona.Load([]string{dir})})
+	te := newTestEnvWith(t, engine.Config{Providers: []agentapi.Provider{p}, DefaultProvider: p.Name()}, wftemporal.Options{}, nil)
+	script := `export const meta = {name: 'types', description: 'computed agent types'}
+const kinds = ['review', 'er']
+const ok = await agent('first', {agentType: kinds.join('')})
+const bad = await agent('second', {agentType: kinds.join('-')})
+return [ok, bad]`
+	res := te.run(t, engine.WorkflowStartRequest{Script: script})
+	if res.ErrorCode != engine.CodeUnsupportedOption || res.ErrorLine != 4 || !strings.Contains(res.Error, "review-er") {
+		t.Fatalf("ended %s %s at line %d: %q; want UNSUPPORTED_OPTION at line 4 naming review-er", res.StopReason, res.ErrorCode, res.ErrorLine, res.Error)
+	}
+	if len(te.calls) != 1 || te.calls[0].Persona != "reviewer" {
+		t.Fatalf("agent activities %+v, want the one with the known agentType", te.calls)
 	}
 }

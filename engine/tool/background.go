@@ -26,7 +26,14 @@ func (s *Set) unknownRun(id string) Result {
 }
 
 // status is workflow_status.
-func (s *Set) status(_ context.Context, in RunIDInput, _ func(Progress)) Result {
+func (s *Set) status(ctx context.Context, in RunIDInput, _ func(Progress)) Result {
+	if s.opts.RemoteRuns != nil {
+		info, ok, err := s.opts.RemoteRuns.Info(ctx, s.opts.Owner, in.RunID)
+		if r, done := s.remoteLookup(in.RunID, ok, err); done {
+			return r
+		}
+		return Result{Text: statusLine(info) + logBlock(info.Logs), Structured: info, RunID: info.RunID}
+	}
 	info, ok := s.eng.Info(s.opts.Owner, in.RunID)
 	if !ok {
 		return s.unknownRun(in.RunID)
@@ -40,6 +47,9 @@ func (s *Set) wait(ctx context.Context, in WaitInput, progress func(Progress)) R
 	var err error
 	if in.TimeoutMs, err = waitTimeout(WorkflowWait, in.TimeoutMs); err != nil {
 		return inputError(err)
+	}
+	if s.opts.RemoteRuns != nil {
+		return s.remoteWait(ctx, in, progress)
 	}
 	run, ok := s.eng.Lookup(s.opts.Owner, in.RunID)
 	if !ok {
@@ -83,6 +93,9 @@ func (s *Set) wait(ctx context.Context, in WaitInput, progress func(Progress)) R
 
 // cancel is workflow_cancel.
 func (s *Set) cancel(ctx context.Context, in CancelInput, _ func(Progress)) Result {
+	if s.opts.RemoteRuns != nil {
+		return s.remoteCancel(ctx, in)
+	}
 	run, ok := s.eng.Lookup(s.opts.Owner, in.RunID)
 	if !ok {
 		return s.unknownRun(in.RunID)
@@ -111,8 +124,14 @@ func (s *Set) cancel(ctx context.Context, in CancelInput, _ func(Progress)) Resu
 }
 
 // list is workflow_list.
-func (s *Set) list(_ context.Context, in ListInput, _ func(Progress)) Result {
+func (s *Set) list(ctx context.Context, in ListInput, _ func(Progress)) Result {
 	runs := s.eng.Runs(s.opts.Owner)
+	if s.opts.RemoteRuns != nil {
+		var err error
+		if runs, err = s.opts.RemoteRuns.List(ctx, s.opts.Owner); err != nil {
+			return Result{IsError: true, Text: fmt.Sprintf("the runs could not be listed: %v; try again", err)}
+		}
+	}
 	if len(runs) == 0 {
 		return Result{Text: "No runs yet.", Structured: RunList{Runs: []engine.RunInfo{}}}
 	}
@@ -158,4 +177,61 @@ func statusLine(in engine.RunInfo) string {
 		b.WriteString(" · " + in.Error)
 	}
 	return b.String()
+}
+
+// remoteLookup is the result of a remote look-up that found nothing or
+// failed (done true), or done false to go on.
+func (s *Set) remoteLookup(id string, found bool, err error) (Result, bool) {
+	if err != nil {
+		return Result{IsError: true, Text: fmt.Sprintf("run %s could not be looked up: %v; try again", id, err), RunID: id}, true
+	}
+	if !found {
+		return s.unknownRun(id), true
+	}
+	return Result{}, false
+}
+
+// remoteWait is workflow_wait over Options.RemoteRuns.
+func (s *Set) remoteWait(ctx context.Context, in WaitInput, progress func(Progress)) Result {
+	wctx, cancel := context.WithTimeout(ctx, time.Duration(in.TimeoutMs)*time.Millisecond)
+	defer cancel()
+	logs := &logCollector{}
+	res, done, found, err := s.opts.RemoteRuns.Wait(wctx, s.opts.Owner, in.RunID, logs.wrap(s.sink(newTracker(progress))))
+	if r, stop := s.remoteLookup(in.RunID, found, err); stop {
+		return r
+	}
+	if done {
+		how := rendering{logs: logs.lines()}
+		if info, ok, err := s.opts.RemoteRuns.Info(context.WithoutCancel(ctx), s.opts.Owner, in.RunID); err == nil && ok {
+			how.name = info.Meta.Name
+		}
+		return s.renderResult(res, how)
+	}
+	info, ok, err := s.opts.RemoteRuns.Info(context.WithoutCancel(ctx), s.opts.Owner, in.RunID)
+	if r, stop := s.remoteLookup(in.RunID, ok, err); stop {
+		return r
+	}
+	return Result{Text: statusLine(info) + fmt.Sprintf("\nStill running after waiting %s s; call workflow_wait again, or workflow_cancel to stop it.", seconds(in.TimeoutMs)) + logBlock(info.Logs),
+		Structured: info, RunID: info.RunID}
+}
+
+// remoteCancel is workflow_cancel over Options.RemoteRuns.
+func (s *Set) remoteCancel(ctx context.Context, in CancelInput) Result {
+	info, ok, err := s.opts.RemoteRuns.Info(ctx, s.opts.Owner, in.RunID)
+	if r, stop := s.remoteLookup(in.RunID, ok, err); stop {
+		return r
+	}
+	if info.Status != engine.RunRunning {
+		return Result{Text: statusLine(info) + "\nIt had already finished; nothing was cancelled.", Structured: info, RunID: info.RunID}
+	}
+	if _, err := s.opts.RemoteRuns.Cancel(ctx, s.opts.Owner, in.RunID); err != nil {
+		return Result{IsError: true, Text: fmt.Sprintf("run %s could not be cancelled: %v; try again", in.RunID, err), RunID: in.RunID}
+	}
+	wctx, cancel := context.WithTimeout(ctx, cancelWait)
+	defer cancel()
+	_, _, _, _ = s.opts.RemoteRuns.Wait(wctx, s.opts.Owner, in.RunID, nil)
+	if info, ok, err = s.opts.RemoteRuns.Info(context.WithoutCancel(ctx), s.opts.Owner, in.RunID); err != nil || !ok {
+		return Result{Text: fmt.Sprintf("run %s was cancelled.", in.RunID), RunID: in.RunID}
+	}
+	return Result{Text: statusLine(info), Structured: info, RunID: info.RunID}
 }

@@ -68,6 +68,28 @@ type Options struct {
 	// need a run this engine holds, and are refused with a sentence; the
 	// other tools keep using the engine.
 	Remote func(ctx context.Context, req engine.WorkflowStartRequest, onEvent func(engine.Event)) (engine.WorkflowResult, error)
+	// RemoteRuns, if set with Remote, holds the remote runs that outlive a
+	// call: a background workflow call starts one there, and
+	// workflow_status, workflow_wait, workflow_cancel and workflow_list
+	// look there instead of in the engine (engine/temporal's Remote).
+	RemoteRuns RemoteRuns
+}
+
+// RemoteRuns is where Options.Remote's runs live when they outlive the call
+// that starts them. A run belongs to the owner that started it; found is
+// false for a run the owner does not have.
+type RemoteRuns interface {
+	// Start starts req and returns its run id without waiting for it.
+	Start(ctx context.Context, req engine.WorkflowStartRequest) (runID string, err error)
+	// Info is the run's status.
+	Info(ctx context.Context, owner, runID string) (info engine.RunInfo, found bool, err error)
+	// Wait waits for the run until ctx is done: done is false when ctx
+	// ended first (the run goes on). onEvent, if set, gets its events.
+	Wait(ctx context.Context, owner, runID string, onEvent func(engine.Event)) (res engine.WorkflowResult, done, found bool, err error)
+	// Cancel cancels the run.
+	Cancel(ctx context.Context, owner, runID string) (found bool, err error)
+	// List is the owner's runs, newest first.
+	List(ctx context.Context, owner string) ([]engine.RunInfo, error)
 }
 
 // Definition is what a model is shown of one tool.

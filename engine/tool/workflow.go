@@ -127,15 +127,38 @@ func (c *logCollector) lines() []string {
 // foreground: a background run or a resume would need a run this engine
 // holds, which a remote run is not.
 func (s *Set) remote(ctx context.Context, req engine.WorkflowStartRequest, in WorkflowInput, how rendering, progress func(Progress)) Result {
-	if in.Background || in.ResumeFromRunId != "" {
-		field := "background"
-		if in.ResumeFromRunId != "" {
-			field = "resumeFromRunId"
+	if in.ResumeFromRunId != "" && s.opts.RemoteRuns == nil {
+		return Result{IsError: true, Text: "resumeFromRunId is not available here: this server runs workflows on a Temporal cluster, where a run replays from the cluster's history by itself and never needs resuming; call workflow without resumeFromRunId"}
+	}
+	if in.ResumeFromRunId != "" {
+		if _, ok, err := s.opts.RemoteRuns.Info(ctx, s.opts.Owner, in.ResumeFromRunId); err != nil || !ok {
+			if r, stop := s.remoteLookup(in.ResumeFromRunId, ok, err); stop {
+				return r
+			}
 		}
-		return Result{IsError: true, Text: fmt.Sprintf("%s is not available here: this server runs workflows on a Temporal cluster, where a run is waited for in the call that starts it and replays from the cluster's history by itself; call workflow without %s", field, field)}
+	}
+	if in.Background && s.opts.RemoteRuns == nil {
+		return Result{IsError: true, Text: "background is not available here: this server runs workflows on a Temporal cluster without a place for runs that outlive a call, so a run is waited for in the call that starts it; call workflow without background"}
 	}
 	if s.opts.BeforeRun != nil {
 		s.opts.BeforeRun(req)
+	}
+	if in.Background {
+		id, err := s.opts.RemoteRuns.Start(context.WithoutCancel(ctx), req)
+		if err != nil {
+			how.precheck = true
+			return s.renderResult(engine.FailedResult("", err), how)
+		}
+		name := ""
+		if c := s.eng.Check(req); c.Meta != nil {
+			name = c.Meta.Name
+		}
+		return Result{
+			Text: fmt.Sprintf("workflow %q started in the background as %s. workflow_wait {\"runId\":%q} returns its result; workflow_status shows its progress; workflow_cancel stops it.",
+				name, id, id) + s.scriptLine(id, how),
+			Structured: Started{RunID: id},
+			RunID:      id,
+		}
 	}
 	logs := &logCollector{}
 	res, err := s.opts.Remote(ctx, req, logs.wrap(s.sink(newTracker(progress))))

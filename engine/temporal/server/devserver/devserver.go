@@ -64,7 +64,21 @@ type Options struct {
 	// error or fatal ("" means fatal: a dev server's own errors while it
 	// starts and stops are noise to its user, who sees its clients' errors).
 	LogLevel string
+	// TLSDir, if set, makes the frontend serve mutual TLS only, from the
+	// PEM files of this folder: ca.pem (the authority whose certificates
+	// clients must present), server.pem and server-key.pem (the frontend's
+	// certificate, which must name "localhost" and be usable for client
+	// authentication too: the server's own system worker presents it).
+	// A plaintext client is refused.
+	TLSDir string
 }
+
+// The files of Options.TLSDir.
+const (
+	TLSCAFile         = "ca.pem"
+	TLSServerCertFile = "server.pem"
+	TLSServerKeyFile  = "server-key.pem"
+)
 
 // Server is a running dev server.
 type Server struct {
@@ -201,10 +215,23 @@ func serverConfig(o Options) (*config.Config, *config.SQL, error) {
 		return config.Service{RPC: rpc}
 	}
 	local := "127.0.0.1"
+	var tlsCfg config.RootTLS
+	if o.TLSDir != "" {
+		ca, cert, key := filepath.Join(o.TLSDir, TLSCAFile), filepath.Join(o.TLSDir, TLSServerCertFile), filepath.Join(o.TLSDir, TLSServerKeyFile)
+		for _, f := range []string{ca, cert, key} {
+			if _, err := os.Stat(f); err != nil {
+				return nil, nil, fmt.Errorf("dev server: --tls %s needs %s, %s and %s: %w", o.TLSDir, TLSCAFile, TLSServerCertFile, TLSServerKeyFile, err)
+			}
+		}
+		tlsCfg.Frontend.Server = config.ServerTLS{CertFile: cert, KeyFile: key, ClientCAFiles: []string{ca}, RequireClientAuth: true}
+		tlsCfg.SystemWorker = config.WorkerTLS{CertFile: cert, KeyFile: key,
+			Client: config.ClientTLS{ServerName: "localhost", RootCAFiles: []string{ca}}}
+	}
 	cfg := &config.Config{
 		Global: config.Global{
 			Membership: config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: local},
 			PProf:      config.PProf{Port: 0},
+			TLS:        tlsCfg,
 		},
 		Persistence: config.Persistence{
 			DefaultStore: sqliteplugin.PluginName, VisibilityStore: sqliteplugin.PluginName, NumHistoryShards: 1,

@@ -24,7 +24,7 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = `usage: wfrun-temporal dev [--port N] [--ip ADDR] [--db FILE] [--namespace NAME]... [--log-level LEVEL]
+const usage = `usage: wfrun-temporal dev [--port N] [--ip ADDR] [--db FILE] [--namespace NAME]... [--log-level LEVEL] [--tls DIR]
 
 Runs a Temporal server for wfrun on this machine until interrupted.
   --port N          the frontend's port (default 7233)
@@ -33,6 +33,9 @@ Runs a Temporal server for wfrun on this machine until interrupted.
                     (default: in memory, gone when the server stops)
   --namespace NAME  a namespace to create (repeatable; default "default")
   --log-level LEVEL the server's log on stderr: debug, info, warn, error or fatal (default)
+  --tls DIR         serve mutual TLS only, from DIR/ca.pem (the clients' authority),
+                    DIR/server.pem and DIR/server-key.pem (naming localhost, usable
+                    for client authentication too); plaintext clients are refused
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -47,6 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ip := fs.String("ip", "127.0.0.1", "")
 	db := fs.String("db", "", "")
 	level := fs.String("log-level", "fatal", "")
+	tlsDir := fs.String("tls", "", "")
 	var namespaces multi
 	fs.Var(&namespaces, "namespace", "")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -56,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wfrun-temporal dev: unexpected argument %q\n%s", fs.Arg(0), usage)
 		return 2
 	}
-	srv, err := devserver.Start(devserver.Options{IP: *ip, Port: *port, DB: *db, Namespaces: namespaces, LogLevel: *level})
+	srv, err := devserver.Start(devserver.Options{IP: *ip, Port: *port, DB: *db, Namespaces: namespaces, LogLevel: *level, TLSDir: *tlsDir})
 	if err != nil {
 		fmt.Fprintf(stderr, "wfrun-temporal dev: %v\n", err)
 		return 1
@@ -65,7 +69,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *db != "" {
 		where = *db
 	}
-	fmt.Fprintf(stdout, "Temporal dev server at %s (namespaces %s; state %s)\n", srv.HostPort(), strings.Join(orDefault(namespaces), ", "), where)
+	security := "plaintext"
+	if *tlsDir != "" {
+		security = "mutual TLS from " + *tlsDir
+	}
+	fmt.Fprintf(stdout, "Temporal dev server at %s (namespaces %s; state %s; %s)\n", srv.HostPort(), strings.Join(orDefault(namespaces), ", "), where, security)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig

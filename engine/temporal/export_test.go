@@ -1,0 +1,11 @@
+package temporal
+
+import "github.com/wfrun/wfrun/engine"
+
+// SetTaskHook sets the hook every workflow task that starts the workflow
+// function runs (a poison script's stand-in: no real script can panic a
+// workflow task), and returns the function that unsets it.
+func SetTaskHook(f func(req engine.WorkflowStartRequest)) (unset func()) {
+	taskHook.Store(&f)
+	return func() { taskHook.Store(nil) }
+}

@@ -1,0 +1,197 @@
+package temporal_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/engine"
+	wftemporal "github.com/wfrun/wfrun/engine/temporal"
+)
+
+// testPKI is a certificate authority and certificates it signed, as PEM
+// files in a folder: ca.pem, server.pem and server-key.pem (the layout of
+// wfrun-temporal dev --tls DIR), client.pem and client-key.pem, and
+// other-ca.pem, an authority that signed nothing.
+func testPKI(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, typ string, der []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newKey := func() *ecdsa.PrivateKey {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	now := time.Now()
+	authority := func(name string) (*x509.Certificate, *ecdsa.PrivateKey) {
+		key := newKey()
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(now.UnixNano()), Subject: pkix.Name{CommonName: name},
+			NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true,
+			KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := x509.ParseCertificate(der)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(name+".pem", "CERTIFICATE", der)
+		return cert, key
+	}
+	ca, caKey := authority("ca")
+	authority("other-ca")
+	leaf := func(name string, serial int64, usage []x509.ExtKeyUsage, hosts bool) {
+		key := newKey()
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
+			NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: usage}
+		if hosts {
+			tmpl.DNSNames, tmpl.IPAddresses = []string{"localhost"}, []net.IP{net.ParseIP("127.0.0.1")}
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keyDER, err := x509.MarshalECPrivateKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(name+".pem", "CERTIFICATE", der)
+		write(name+"-key.pem", "EC PRIVATE KEY", keyDER)
+	}
+	leaf("server", 2, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, true)
+	leaf("client", 3, []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, false)
+	return dir
+}
+
+// startTLSDevServer starts a dev server of its own, in memory, serving
+// mutual TLS from pki, and returns its address.
+func startTLSDevServer(t *testing.T, pki string) string {
+	t.Helper()
+	if server.hostPort == "" {
+		t.Skip(server.skip)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(os.Getenv(devServerEnv), "dev", "--port", strconv.Itoa(port), "--tls", pki)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.Contains(line, "mutual TLS") {
+		t.Fatalf("the TLS dev server did not come up: %q %v", line, err)
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+}
+
+func TestEndToEnd_AWorkerAndAClientRunOverMutualTLSAndPlaintextIsRefused(t *testing.T) {
+	pki := testPKI(t)
+	addr := startTLSDevServer(t, pki)
+	opts := wftemporal.Options{TaskQueue: "q-tls", Payloads: wftemporal.DirStore{Dir: t.TempDir()}}
+	// The environment is the Temporal CLI's: the address and the TLS files
+	// come from TEMPORAL_* variables, as a deployment would set them.
+	t.Setenv("TEMPORAL_ADDRESS", addr)
+	t.Setenv("TEMPORAL_CONFIG_FILE", filepath.Join(pki, "no-such.toml"))
+	t.Setenv("TEMPORAL_TLS_CLIENT_CERT_PATH", filepath.Join(pki, "client.pem"))
+	t.Setenv("TEMPORAL_TLS_CLIENT_KEY_PATH", filepath.Join(pki, "client-key.pem"))
+	t.Setenv("TEMPORAL_TLS_SERVER_CA_CERT_PATH", filepath.Join(pki, "ca.pem"))
+	t.Setenv("TEMPORAL_TLS_SERVER_NAME", "localhost")
+	c, err := wftemporal.DialConnection(wftemporal.Connection{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	eng, err := engine.New(engine.Config{Providers: []agentapi.Provider{newCounting(0)}, DefaultProvider: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close(context.Background())
+	w := wftemporal.NewWorker(c, eng, opts)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := wftemporal.NewClient(c, eng, opts).Execute(ctx, engine.WorkflowStartRequest{Parent: "tls",
+		Script: "export const meta = {name: 'tls', description: 'one agent over TLS'}\nreturn await agent('hello')"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != engine.StopCompleted {
+		t.Fatalf("the run over TLS ended %s: %+v", res.StopReason, res.Error)
+	}
+
+	refused := []struct {
+		name string
+		conn wftemporal.Connection
+	}{
+		{"plaintext", wftemporal.Connection{Address: addr, TLS: "false"}},
+		{"TLS without a client certificate", wftemporal.Connection{Address: addr, TLSCAPath: filepath.Join(pki, "ca.pem"), TLSServerName: "localhost",
+			TLSCertPath: "", TLSKeyPath: "", Env: emptyEnv{}}},
+		{"a server certificate from another authority", wftemporal.Connection{Address: addr, TLSCAPath: filepath.Join(pki, "other-ca.pem"),
+			TLSCertPath: filepath.Join(pki, "client.pem"), TLSKeyPath: filepath.Join(pki, "client-key.pem"), Env: emptyEnv{}}},
+	}
+	for _, r := range refused {
+		t.Run(r.name, func(t *testing.T) {
+			c, err := wftemporal.DialConnection(r.conn, opts)
+			if err == nil {
+				c.Close()
+				t.Fatalf("%s: the TLS server accepted the connection", r.name)
+			}
+			if !strings.Contains(err.Error(), "cannot reach the Temporal server at "+addr) {
+				t.Fatalf("%s: error %v", r.name, err)
+			}
+		})
+	}
+}
+
+// emptyEnv is an environment without TEMPORAL_* variables.
+type emptyEnv struct{}
+
+func (emptyEnv) Environ() []string               { return nil }
+func (emptyEnv) LookupEnv(string) (string, bool) { return "", false }
