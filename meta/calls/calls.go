@@ -61,15 +61,14 @@ func agentCall(s Script, c *ast.CallExpression) (AgentCall, bool) {
 	if len(c.ArgumentList) == 0 {
 		return AgentCall{}, false
 	}
+	// The prompt may be any expression: the sandbox may have rewritten a
+	// template into a call of its own before this reads the tree.
 	var obj *ast.ObjectLiteral
 	form := false
-	switch first := c.ArgumentList[0].(type) {
-	case *ast.ObjectLiteral:
+	if first, ok := c.ArgumentList[0].(*ast.ObjectLiteral); ok {
 		obj, form = first, true
-	case *ast.StringLiteral, *ast.TemplateLiteral:
-		if len(c.ArgumentList) > 1 {
-			obj, _ = c.ArgumentList[1].(*ast.ObjectLiteral)
-		}
+	} else if len(c.ArgumentList) > 1 {
+		obj, _ = c.ArgumentList[1].(*ast.ObjectLiteral)
 	}
 	if obj == nil {
 		return AgentCall{}, false

@@ -19,6 +19,8 @@ func TestAgent_ReadsTheLiteralOptionsOfEveryCall(t *testing.T) {
 		{"a spread or a computed key leaves the object open", "const k = 'x'\nawait agent('a', { ...o, [k]: 1, label: 'y' })\nreturn 1",
 			"text[label@2:34]open"},
 		{"options that are not a literal are left to the call", "const o = {}\nawait agent('a', o)\nawait agent(`t`)\nreturn 1", ""},
+		{"a prompt of any expression", "const p = 'x', a = 1, b = 2\nawait agent(p, { label: 'l' })\nawait agent(`${a}:${b} ${p}`, { model: 'opus' })\nreturn 1",
+			"text[label@2:18] text[model@3:33]"},
 		{"a script's own agent is not the host's", "function agent(x) { return x }\nagent('a', { nope: 1 })\nreturn 1", ""},
 		{"a method named agent is not a call of agent", "const o = { agent() {} }\no.agent('a', { nope: 1 })\nreturn 1", ""},
 	} {
