@@ -2,6 +2,7 @@ package isolate
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -154,10 +155,17 @@ func newWriter(w io.Writer) *writer { return &writer{w: bufio.NewWriter(w)} }
 // later send fails the same way.
 func (w *writer) send(m message) error {
 	m.V = Version
-	data, err := json.Marshal(m)
-	if err != nil {
+	// Without HTML escaping: json.Marshal would turn the < > & of every
+	// raw value crossing the pipe (a child's answer, a run's value) into
+	// \u003c and so on, and a value must reach the engine, its journal and
+	// the page byte for byte as the script made it.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("isolate: cannot encode a %s message: %w", m.Type, err)
 	}
+	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if len(data) > MaxFrame {
 		return fmt.Errorf("isolate: a %s message of %d bytes is over the limit of %d", m.Type, len(data), MaxFrame)
 	}

@@ -52,6 +52,23 @@ func TestProtocol_MessagesCrossThePipeIntact(t *testing.T) {
 	}
 }
 
+// A raw value crosses the pipe byte for byte: no HTML escaping of its
+// < > & (the page showed \u003cb\u003e for an answer's <b>).
+func TestProtocol_RawValuesCrossWithoutHTMLEscaping(t *testing.T) {
+	var buf bytes.Buffer
+	raw := `{"answer":"<b>under load</b> & more"}`
+	if err := newWriter(&buf).send(message{Type: msgResult, ID: 1, Result: &agentapi.Result{Status: agentapi.StatusCompleted, Output: []byte(raw)}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readFrame(bufio.NewReader(&buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Result.Output) != raw {
+		t.Fatalf("the value crossed as %s, want %s", got.Result.Output, raw)
+	}
+}
+
 func TestProtocol_BadFramesAreRefused(t *testing.T) {
 	huge := make([]byte, 4)
 	binary.BigEndian.PutUint32(huge, MaxFrame+1)
