@@ -151,8 +151,14 @@ func (c *child) start(ctx context.Context) error {
 	if err != nil {
 		return c.notFound(err)
 	}
-	at, err := proc.Attach(proc.Job{Path: path, Args: append([]string{a.Command}, a.Args...), Env: env,
-		Dir: c.ws.Root(), Started: c.p.started})
+	job := proc.Job{Path: path, Args: append([]string{a.Command}, a.Args...), Env: env, Dir: c.ws.Root(), Started: c.p.started}
+	if a.Sandbox {
+		if job.Path, job.Args, err = c.ws.Confine(job.Path, job.Args, ""); err != nil {
+			return wferr.Wrap(wferr.AgentStart, err, "the %s provider's agent asks for the sandbox, which cannot run here: %v", c.p.name, err)
+		}
+		job.SysProcAttr = c.ws.SysProcAttr()
+	}
+	at, err := proc.Attach(job)
 	if err != nil {
 		return wferr.Wrap(wferr.AgentStart, err, "the %s provider cannot start %q: %v; fix \"command\" in the agent's configuration", c.p.name, a.Command, err)
 	}

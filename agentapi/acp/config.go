@@ -48,6 +48,12 @@ type Agent struct {
 	// every ACP agent can do ("capabilities"): only model, effort and
 	// depthLimit may be declared; see the package documentation.
 	Capabilities agentapi.Capabilities
+	// Sandbox runs the agent's process in the child's sandbox ("sandbox"):
+	// its own namespaces under Landlock, writing only where the child's
+	// workspace mode allows, network only with --sandbox-network (an agent
+	// that calls its model's API needs it). Without it the agent runs with
+	// wfrun's rights, and only its requests (files, terminals) are bounded.
+	Sandbox bool
 }
 
 // Config configures one provider: an agent under a name, and the
@@ -91,6 +97,7 @@ type agentJSON struct {
 	PassEnv      []string              `json:"passEnv"`
 	KillGrace    string                `json:"killGrace"`
 	Capabilities agentapi.Capabilities `json:"capabilities"`
+	Sandbox      bool                  `json:"sandbox"`
 }
 
 // LoadFile reads and parses the config file at path.
@@ -152,7 +159,7 @@ func parseAgent(name string, data json.RawMessage) (Agent, error) {
 	if err := dec.Decode(&w); err != nil {
 		return Agent{}, decodeError(what, err, `write {"command": "...", "args": [...]}`)
 	}
-	a := Agent{Command: w.Command, Args: w.Args, Env: w.Env, PassEnv: w.PassEnv, Capabilities: w.Capabilities}
+	a := Agent{Command: w.Command, Args: w.Args, Env: w.Env, PassEnv: w.PassEnv, Capabilities: w.Capabilities, Sandbox: w.Sandbox}
 	if w.KillGrace != "" {
 		d, err := time.ParseDuration(w.KillGrace)
 		if err != nil {

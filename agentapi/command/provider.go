@@ -31,6 +31,9 @@ func New(spec Spec) (*Provider, error) {
 	if err := spec.check(); err != nil {
 		return nil, err
 	}
+	if spec.Sandbox && spec.Workspace == nil {
+		return nil, errors.New("the command spec asks for the sandbox (\"sandbox\": true) but no workspace was given: set Spec.Workspace (the CLI's --workspace and --sandbox)")
+	}
 	return &Provider{spec: spec.withDefaults()}, nil
 }
 
@@ -91,6 +94,15 @@ func (p *Provider) Run(ctx context.Context, req agentapi.Request) (agentapi.Resu
 	}
 	if s.PromptVia == PromptViaStdin {
 		j.Stdin = &prompt
+	}
+	if s.Sandbox {
+		if j.Path, j.Args, err = s.Workspace.Confine(j.Path, j.Args, ""); err != nil {
+			return agentapi.Result{}, wferr.Wrap(wferr.AgentStart, err, "the %q provider's spec asks for the sandbox, which cannot run here: %v", s.Name, err)
+		}
+		j.SysProcAttr = s.Workspace.SysProcAttr()
+		if j.Dir == "" {
+			j.Dir = s.Workspace.Root()
+		}
 	}
 	if s.Timeout > 0 {
 		var cancel context.CancelFunc

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/agentapi/internal/proc"
 )
 
@@ -71,6 +72,14 @@ type Spec struct {
 	// JSON form of agentapi.Capabilities). Only outputSchema, model and
 	// depthLimit may be true; see the package documentation.
 	Capabilities agentapi.Capabilities
+	// Sandbox runs the command in the workspace's sandbox ("sandbox"): its
+	// own namespaces under Landlock, writing only where the workspace's
+	// mode allows (Workspace must be set). Without it the command runs
+	// with wfrun's rights.
+	Sandbox bool
+	// Workspace is where a sandboxed command works and what bounds it
+	// (the CLI's --workspace and --sandbox); not part of the JSON file.
+	Workspace *workspace.Workspace
 }
 
 // Output says how to read a child's answer from its stdout.
@@ -109,6 +118,7 @@ type specJSON struct {
 	KillGrace      string                `json:"killGrace"`
 	MaxOutputBytes int64                 `json:"maxOutputBytes"`
 	Capabilities   agentapi.Capabilities `json:"capabilities"`
+	Sandbox        bool                  `json:"sandbox"`
 }
 
 type outputJSON struct {
@@ -146,7 +156,7 @@ func ParseSpec(data []byte) (Spec, error) {
 		Name: w.Name, Argv: w.Argv, PromptVia: w.PromptVia, Model: w.Model,
 		Output: Output{Format: w.Output.Format, Field: w.Output.Field, UsageFields: w.Output.UsageFields},
 		Env:    w.Env, PassEnv: w.PassEnv, Dir: w.Dir,
-		MaxOutputBytes: w.MaxOutputBytes, Capabilities: w.Capabilities,
+		MaxOutputBytes: w.MaxOutputBytes, Capabilities: w.Capabilities, Sandbox: w.Sandbox,
 	}
 	var err error
 	if s.Timeout, err = duration("timeout", w.Timeout); err != nil {

@@ -46,6 +46,11 @@ func providerSet(ctx context.Context, pf providerFlags, getenv func(string) stri
 		if err != nil {
 			return nil, close, precheck(engine.CodeInvalidRequest, "--command-spec: %v", err)
 		}
+		if spec.Sandbox {
+			if spec.Workspace, err = workspace.New(pf.workspace); err != nil {
+				return nil, close, precheck(engine.CodeInvalidRequest, "--command-spec %s asks for the sandbox: %v", pf.commandSpec, err)
+			}
+		}
 		p, err := commandprovider.New(spec)
 		if err != nil {
 			return nil, close, precheck(engine.CodeInvalidRequest, "--command-spec %s: %v", pf.commandSpec, err)

@@ -324,6 +324,14 @@ func (t *turn) do(verb, args string) bool {
 		os.Exit(3)
 	case "exec":
 		t.record(t.exec(fields))
+	case "touch":
+		// A write by the agent's own process, not through the client: what
+		// the sandbox of an agent started with "sandbox": true bounds.
+		if err := os.WriteFile(field(0), nil, 0o644); err != nil {
+			t.record("touch " + field(0) + ": error")
+		} else {
+			t.record("touch " + field(0) + ": ok")
+		}
 	default:
 		t.record("unknown directive @" + verb)
 	}
