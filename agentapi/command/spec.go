@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/agentapi/internal/proc"
+	"github.com/wfrun/wfrun/agentapi/workspace"
 )
 
 // The defaults of a Spec's zero fields.
