@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"reflect"
-
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	gojatoken "github.com/dop251/goja/token"
@@ -401,37 +399,5 @@ func writesMethodElsewhere(op gojatoken.Token, target ast.Expression) bool {
 	case *ast.DotExpression, *ast.BracketExpression, *ast.Identifier:
 		return op != gojatoken.ASSIGN && op != gojatoken.PLUS && installsMethod(target)
 	}
-	found := false
-	var visit func(reflect.Value)
-	visit = func(v reflect.Value) {
-		if found {
-			return
-		}
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			if v.IsNil() || v.Type() == fileType {
-				return
-			}
-			if e, ok := v.Interface().(ast.Expression); ok {
-				switch e.(type) {
-				case *ast.DotExpression, *ast.BracketExpression:
-					found = installsMethod(e) || writesData(e)
-					return
-				}
-			}
-			visit(v.Elem())
-		case reflect.Slice:
-			for i := 0; i < v.Len(); i++ {
-				visit(v.Index(i))
-			}
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				if v.Type().Field(i).IsExported() {
-					visit(v.Field(i))
-				}
-			}
-		}
-	}
-	visit(reflect.ValueOf(target))
-	return found
+	return anyMember(target, func(e ast.Expression) bool { return installsMethod(e) || writesData(e) })
 }

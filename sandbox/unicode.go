@@ -498,51 +498,22 @@ func unassigned() []rng {
 // destructuring pattern) may set an array's length: target is, or holds, a
 // .length member or a member whose key is computed or a large index.
 func mayWriteLength(target ast.Expression) bool {
-	found := false
-	var visit func(reflect.Value)
-	visit = func(v reflect.Value) {
-		if found {
-			return
-		}
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			if v.IsNil() || v.Type() == fileType {
-				return
-			}
-			switch e := v.Interface().(type) {
-			case *ast.DotExpression:
-				if e.Identifier.Name == "length" {
-					found = true
+	return anyMember(target, func(e ast.Expression) bool {
+		switch e := e.(type) {
+		case *ast.DotExpression:
+			return e.Identifier.Name == "length"
+		case *ast.BracketExpression:
+			switch m := e.Member.(type) {
+			case *ast.StringLiteral:
+				return m.Value == "length"
+			case *ast.NumberLiteral:
+				f, ok := m.Value.(float64)
+				if i, isInt := m.Value.(int64); isInt {
+					f, ok = float64(i), true
 				}
-				return // what the member belongs to is read, not written
-			case *ast.BracketExpression:
-				switch m := e.Member.(type) {
-				case *ast.StringLiteral:
-					found = m.Value == "length"
-				case *ast.NumberLiteral:
-					f, ok := m.Value.(float64)
-					if i, isInt := m.Value.(int64); isInt {
-						f, ok = float64(i), true
-					}
-					found = !ok || f >= 1<<20
-				default:
-					found = true
-				}
-				return
-			}
-			visit(v.Elem())
-		case reflect.Slice:
-			for i := 0; i < v.Len(); i++ {
-				visit(v.Index(i))
-			}
-		case reflect.Struct:
-			for i := 0; i < v.NumField(); i++ {
-				if v.Type().Field(i).IsExported() {
-					visit(v.Field(i))
-				}
+				return !ok || f >= 1<<20
 			}
 		}
-	}
-	visit(reflect.ValueOf(target))
-	return found
+		return true
+	})
 }
