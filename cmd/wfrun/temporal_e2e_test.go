@@ -24,8 +24,10 @@ import (
 // the same script in process.
 
 // startTemporalDev starts the dev server on a free loopback port and
-// returns its address, skipping the test without the binary.
-func startTemporalDev(t *testing.T) string {
+// returns its address, skipping the test without the binary. With no
+// extra arguments it keeps its history in a test folder; otherwise they
+// replace that (--tls DIR, say), and its first line must contain ready.
+func startTemporalDev(t *testing.T, ready string, extra ...string) string {
 	t.Helper()
 	bin := os.Getenv("WFRUN_TEMPORAL_DEV")
 	if bin == "" {
@@ -37,7 +39,10 @@ func startTemporalDev(t *testing.T) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command(bin, "dev", "--port", strconv.Itoa(port), "--db", filepath.Join(t.TempDir(), "temporal.db"))
+	if len(extra) == 0 {
+		extra = []string{"--db", filepath.Join(t.TempDir(), "temporal.db")}
+	}
+	cmd := exec.Command(bin, append([]string{"dev", "--port", strconv.Itoa(port)}, extra...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -49,14 +54,14 @@ func startTemporalDev(t *testing.T) string {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
 	})
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.Contains(line, "Temporal dev server at") {
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.Contains(line, ready) {
 		t.Fatalf("the dev server did not come up: %q %v", line, err)
 	}
 	return "127.0.0.1:" + strconv.Itoa(port)
 }
 
 func TestTemporalE2E_AWorkerProcessRunsTheScriptAndTheResultMatchesInProcess(t *testing.T) {
-	addr := startTemporalDev(t)
+	addr := startTemporalDev(t, "Temporal dev server at")
 	bin := buildWfrun(t)
 	home := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}

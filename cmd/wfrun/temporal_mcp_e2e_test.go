@@ -20,7 +20,7 @@ import (
 // with the official Go MCP client: a background run, its status and wait,
 // a resume of it, and the list, against a worker of the dev server.
 func TestTemporalE2E_EveryWorkflowToolWorksOverMCP(t *testing.T) {
-	addr := startTemporalDev(t)
+	addr := startTemporalDev(t, "Temporal dev server at")
 	payloads := filepath.Join(t.TempDir(), "payloads")
 	opts := wftemporal.Options{TaskQueue: "mcp-e2e", Payloads: wftemporal.DirStore{Dir: payloads}}
 	c, err := wftemporal.Dial(addr, "", opts)

@@ -1,47 +1,16 @@
 package main
 
 import (
-	"bufio"
-	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/wfrun/wfrun/internal/testkit/testpki"
 )
 
 func TestTemporalE2E_TheConnectionFlagsAndVariablesReachATLSServer(t *testing.T) {
-	bin := os.Getenv("WFRUN_TEMPORAL_DEV")
-	if bin == "" {
-		t.Skip("WFRUN_TEMPORAL_DEV is not set: build engine/temporal/server/cmd/wfrun-temporal (GOTOOLCHAIN=go1.27.3) and name it there")
-	}
 	pki := testpki.Write(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "dev", "--port", strconv.Itoa(port), "--tls", pki)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-	})
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.Contains(line, "mutual TLS") {
-		t.Fatalf("the TLS dev server did not come up: %q %v", line, err)
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
+	addr := startTemporalDev(t, "mutual TLS", "--tls", pki)
 	t.Setenv("TEMPORAL_CONFIG_FILE", filepath.Join(pki, "none.toml"))
 
 	flags := wfrun(t, "runs", "--address", addr, "--tls-ca-path", filepath.Join(pki, "ca.pem"), "--tls-server-name", "localhost",
