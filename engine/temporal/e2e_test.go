@@ -92,15 +92,7 @@ func startDevServer() (stop func()) {
 	server.hostPort = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	os.Setenv("TEMPORAL_ADDRESS", server.hostPort) // Example runs against it
 	return func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		stopServer(cmd)
 		os.RemoveAll(dir)
 	}
 }
@@ -626,5 +618,19 @@ return total`, n)},
 			t.Fatalf("%s: replay: %v", c.name, err)
 		}
 		t.Logf("%s: the whole history replays in %s", c.name, time.Since(replayStart).Round(time.Millisecond))
+	}
+}
+
+// stopServer ends a dev server: SIGTERM, then a kill if it has not exited
+// within 20 s.
+func stopServer(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
 	}
 }

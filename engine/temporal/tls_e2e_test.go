@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,15 +41,7 @@ func startTLSDevServer(t *testing.T, pki string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		stopServer(cmd)
 	})
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil || !strings.Contains(line, "mutual TLS") {
