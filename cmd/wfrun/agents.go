@@ -18,35 +18,15 @@ import (
 // exits 0 when every file loaded and 1 when some did not; the listing is
 // printed either way.
 func agentsCommand(args []string, e env) int {
-	var dirs stringList
-	var workspace string
-	var asJSON, wantHelp bool
-	fs := flag.NewFlagSet("wfrun agents", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Var(&dirs, "agents-dir", "")
-	fs.StringVar(&workspace, "workspace", "", "")
-	fs.BoolVar(&asJSON, "json", false, "")
-	fs.BoolVar(&wantHelp, "help", false, "")
-	fs.BoolVar(&wantHelp, "h", false, "")
-	if err := fs.Parse(args); err != nil {
-		return usageFail(e, "agents: %v", flagError(cmdRun, err))
-	}
-	if wantHelp {
-		return help(e)
-	}
-	if fs.NArg() > 0 {
-		return usageFail(e, "agents takes only flags; got %q", fs.Arg(0))
-	}
-	for _, d := range dirs {
-		if strings.TrimSpace(d) == "" {
-			return usageFail(e, "--agents-dir is empty; give it a folder or leave it out")
-		}
+	dirs, workspace, asJSON, code, ok := listingFlags("agents", "agents-dir", args, e)
+	if !ok {
+		return code
 	}
 	set, err := loadPersonas(dirs, workspace, e)
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	code := exitCompleted
+	code = exitCompleted
 	if len(set.Errors()) > 0 {
 		code = exitFailed
 	}
@@ -182,4 +162,35 @@ func toolsText(p persona.Persona) string {
 		s += " [read-only]"
 	}
 	return s
+}
+
+// listingFlags reads the flags of a listing command (agents, workflows):
+// its repeatable folder flag, --workspace and --json. When ok is false
+// the command is over and code is its exit status: help was printed, or a
+// bad invocation was said.
+func listingFlags(cmd, dirFlag string, args []string, e env) (dirs []string, workspace string, asJSON bool, code int, ok bool) {
+	var list stringList
+	var wantHelp bool
+	fs := flag.NewFlagSet("wfrun "+cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(&list, dirFlag, "")
+	fs.StringVar(&workspace, "workspace", "", "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.BoolVar(&wantHelp, "help", false, "")
+	fs.BoolVar(&wantHelp, "h", false, "")
+	if err := fs.Parse(args); err != nil {
+		return nil, "", false, usageFail(e, "%s: %v", cmd, flagError(cmdRun, err)), false
+	}
+	if wantHelp {
+		return nil, "", false, help(e), false
+	}
+	if fs.NArg() > 0 {
+		return nil, "", false, usageFail(e, "%s takes only flags; got %q", cmd, fs.Arg(0)), false
+	}
+	for _, d := range list {
+		if strings.TrimSpace(d) == "" {
+			return nil, "", false, usageFail(e, "--%s is empty; give it a folder or leave it out", dirFlag), false
+		}
+	}
+	return list, workspace, asJSON, 0, true
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,29 +19,9 @@ import (
 // the files that failed to load. It exits 0 when every file loaded and 1
 // when some did not; the listing is printed either way.
 func workflowsCommand(args []string, e env) int {
-	var dirs stringList
-	var workspace string
-	var asJSON, wantHelp bool
-	fs := flag.NewFlagSet("wfrun workflows", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Var(&dirs, "workflows-dir", "")
-	fs.StringVar(&workspace, "workspace", "", "")
-	fs.BoolVar(&asJSON, "json", false, "")
-	fs.BoolVar(&wantHelp, "help", false, "")
-	fs.BoolVar(&wantHelp, "h", false, "")
-	if err := fs.Parse(args); err != nil {
-		return usageFail(e, "workflows: %v", flagError(cmdRun, err))
-	}
-	if wantHelp {
-		return help(e)
-	}
-	if fs.NArg() > 0 {
-		return usageFail(e, "workflows takes only flags; got %q", fs.Arg(0))
-	}
-	for _, d := range dirs {
-		if strings.TrimSpace(d) == "" {
-			return usageFail(e, "--workflows-dir is empty; give it a folder or leave it out")
-		}
+	dirs, workspace, asJSON, code, ok := listingFlags("workflows", "workflows-dir", args, e)
+	if !ok {
+		return code
 	}
 	ws, err := workspaceDir(workspace)
 	if err != nil {
@@ -50,7 +29,7 @@ func workflowsCommand(args []string, e env) int {
 	}
 	list := engine.ListSavedWorkflows(engine.Config{
 		WorkflowsDirs: engine.WorkflowSearchDirs(dirs, ws, e.getenv("HOME")), Workspace: ws})
-	code := exitCompleted
+	code = exitCompleted
 	if len(list.Errors) > 0 {
 		code = exitFailed
 	}
