@@ -34,14 +34,22 @@ func (s *Script) AbsentUses() []AbsentUse { return s.absent }
 const (
 	whyClock  = "runs must replay identically: pass the time in args (new Date(args.now) works)"
 	whyRandom = "runs must replay identically: pass a seed in args"
-	whyTimer  = "a workflow has no timers: await agent() results, which take their own time"
-	whyModule = "a workflow has no modules, files or network: ask a sub-agent to do the I/O, or pass data in args"
 )
 
-// absentCalls are the callee names a workflow lacks, with why.
-var absentCalls = map[string]string{
-	"require": whyModule, "setTimeout": whyTimer, "setInterval": whyTimer, "setImmediate": whyTimer,
-	"clearTimeout": whyTimer, "clearInterval": whyTimer, "clearImmediate": whyTimer,
+// absentCalls are the callee names a workflow lacks. Why each is absent is
+// the hint its ReferenceError carries (hints, errors.go), so that the
+// check before the run and the error a run would end with say the same.
+var absentCalls = map[string]bool{
+	"require": true, "setTimeout": true, "setInterval": true, "setImmediate": true,
+	"clearTimeout": true, "clearInterval": true, "clearImmediate": true,
+}
+
+// absentWhy is why the callee name is absent.
+func absentWhy(name string) string {
+	if h, ok := hints[name]; ok {
+		return h
+	}
+	return "timers are not available in a workflow: there is no clock; await agent() results instead"
 }
 
 // absentWalk finds absent uses and the names the script binds.
@@ -132,8 +140,8 @@ func (w *absentWalk) call(c *ast.CallExpression) {
 		name := callee.Name.String()
 		if name == "Date" {
 			w.found("Date", "Date()", "Date() is not available: "+whyClock, c)
-		} else if why, ok := absentCalls[name]; ok {
-			w.found(name, name+"()", fmt.Sprintf("%s is not available: %s", name, why), c)
+		} else if absentCalls[name] {
+			w.found(name, name+"()", fmt.Sprintf("%s is not available: %s", name, absentWhy(name)), c)
 		}
 	case *ast.DotExpression:
 		left, ok := callee.Left.(*ast.Identifier)
