@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func (e *Engine) rebuildLedger() (int, error) {
 			continue
 		}
 		r, kids := e.rowFromFolder(folder, d.Name())
-		ok, err := e.ledger.Restore(r, kids)
+		ok, err := e.ledger.Restore(context.Background(), r, kids)
 		if err != nil {
 			return n, err
 		}

@@ -123,7 +123,7 @@ func (r *rig) abandoned(id, name string) {
 		r.t.Fatal(err)
 	}
 	defer l.Close()
-	if err := l.Begin(ledger.Run{ID: id, Owner: "test", Name: name}); err != nil {
+	if err := l.Begin(r.t.Context(), ledger.Run{ID: id, Owner: "test", Name: name}); err != nil {
 		r.t.Fatal(err)
 	}
 	time.Sleep(5 * time.Millisecond)
