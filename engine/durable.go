@@ -510,7 +510,7 @@ func (s *store) finish(res WorkflowResult) []string {
 		warnings = append(warnings, "the run's result.json could not be written: "+err.Error())
 	}
 	final := s.row
-	final.Status = ledgerStatus(res.StopReason)
+	final.Status = runStatus(res.StopReason)
 	final.StopReason, final.ErrorCode, final.Error = string(res.StopReason), string(res.ErrorCode), res.Error
 	final.AgentsSpawned, final.Usage = res.AgentsSpawned, res.Usage
 	a := res.Agents
@@ -524,16 +524,6 @@ func (s *store) finish(res WorkflowResult) []string {
 		warnings = append(warnings, "the run ledger could not be kept up to date: "+s.ledgerErr.Error())
 	}
 	return warnings
-}
-
-func ledgerStatus(r StopReason) ledger.RunStatus {
-	switch r {
-	case StopCompleted:
-		return ledger.RunCompleted
-	case StopCancelled:
-		return ledger.RunCancelled
-	}
-	return ledger.RunFailed
 }
 
 func excerpt(s string) string {

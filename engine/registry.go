@@ -36,19 +36,20 @@ const (
 	DefaultFinishedRunTTL    = time.Hour // how long a finished run is kept
 )
 
-// RunStatus is where a run is in its life.
-type RunStatus string
+// RunStatus is where a run is in its life: the run ledger's type, so
+// that the engine, the ledger, workflow_status and wfrun runs say a run's
+// status with one set of words.
+type RunStatus = ledger.RunStatus
 
 // The run statuses: running, then how the run ended, or abandoned for a
-// run in the ledger whose process died without settling it. They are the
-// run ledger's words (ledger.RunStatus): a run that stopped with
-// stopReason "error" is "failed" here, in workflow_status and in wfrun runs.
+// run in the ledger whose process died without settling it. A run that
+// stopped with stopReason "error" is "failed".
 const (
-	RunRunning   RunStatus = "running"
-	RunCompleted RunStatus = "completed"
-	RunCancelled RunStatus = "cancelled"
-	RunFailed    RunStatus = "failed"
-	RunAbandoned RunStatus = "abandoned"
+	RunRunning   = ledger.RunRunning
+	RunCompleted = ledger.RunCompleted
+	RunCancelled = ledger.RunCancelled
+	RunFailed    = ledger.RunFailed
+	RunAbandoned = ledger.RunAbandoned
 )
 
 // runStatus is the status of a run that settled with stop reason r.

@@ -12,10 +12,11 @@ import (
 // StopReason says how a run ended.
 type StopReason string
 
-// The stop reasons.
+// The stop reasons: completed and cancelled are the words of a child's
+// outcome (agentapi.Status) and of the run's status.
 const (
-	StopCompleted StopReason = "completed"
-	StopCancelled StopReason = "cancelled"
+	StopCompleted            = StopReason(agentapi.StatusCompleted)
+	StopCancelled            = StopReason(agentapi.StatusCancelled)
 	StopError     StopReason = "error"
 )
 

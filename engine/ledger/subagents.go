@@ -37,11 +37,11 @@ type SubagentStatus string
 // The sub-agent statuses. running, idle and ready are its ordinary life;
 // failed and cancelled end it.
 const (
-	SubagentRunning   SubagentStatus = "running"   // loaded, a turn is running
-	SubagentIdle      SubagentStatus = "idle"      // loaded, between turns
-	SubagentReady     SubagentStatus = "ready"     // in storage only: a message wakes it
-	SubagentFailed    SubagentStatus = "failed"    // its provider broke or its history cannot be resumed
-	SubagentCancelled SubagentStatus = "cancelled" // closed by its parent
+	SubagentRunning   SubagentStatus = "running"                                // loaded, a turn is running
+	SubagentIdle      SubagentStatus = "idle"                                   // loaded, between turns
+	SubagentReady     SubagentStatus = "ready"                                  // in storage only: a message wakes it
+	SubagentFailed    SubagentStatus = SubagentStatus(agentapi.StatusFailed)    // its provider broke or its history cannot be resumed
+	SubagentCancelled SubagentStatus = SubagentStatus(agentapi.StatusCancelled) // closed by its parent
 )
 
 // Ended reports whether s ends the sub-agent's life.
@@ -61,16 +61,16 @@ func (s SubagentStatus) Valid() bool {
 type TurnStatus string
 
 // The turn statuses: queued until the sub-agent takes it up, running, then
-// one of the outcomes of a child (agentapi.Status), or abandoned when the
-// process running it died.
+// one of the outcomes of a child (the words of agentapi.Status), or
+// abandoned when the process running it died.
 const (
 	TurnQueued    TurnStatus = "queued"
 	TurnRunning   TurnStatus = "running"
-	TurnCompleted TurnStatus = "completed"
-	TurnFailed    TurnStatus = "failed"
-	TurnTimedOut  TurnStatus = "timed_out"
-	TurnCancelled TurnStatus = "cancelled"
-	TurnAbandoned TurnStatus = "abandoned"
+	TurnCompleted            = TurnStatus(agentapi.StatusCompleted)
+	TurnFailed               = TurnStatus(agentapi.StatusFailed)
+	TurnTimedOut             = TurnStatus(agentapi.StatusTimedOut)
+	TurnCancelled            = TurnStatus(agentapi.StatusCancelled)
+	TurnAbandoned            = TurnStatus(RunAbandoned)
 )
 
 // Ended reports whether the turn is over.

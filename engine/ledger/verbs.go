@@ -1,16 +1,21 @@
 package ledger
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/wfrun/wfrun/agentapi"
+)
 
 // RunStatus is where a run is in its life, as the ledger records it.
 type RunStatus string
 
-// The run statuses.
+// The run statuses: running, then how the run ended, in the words of a
+// child's outcome (agentapi.Status), or abandoned.
 const (
 	RunRunning   RunStatus = "running"
-	RunCompleted RunStatus = "completed"
-	RunFailed    RunStatus = "failed"
-	RunCancelled RunStatus = "cancelled"
+	RunCompleted           = RunStatus(agentapi.StatusCompleted)
+	RunFailed              = RunStatus(agentapi.StatusFailed)
+	RunCancelled           = RunStatus(agentapi.StatusCancelled)
 	RunAbandoned RunStatus = "abandoned" // its process died without settling it
 )
 
@@ -32,16 +37,16 @@ func (s RunStatus) Valid() bool {
 type ChildStatus string
 
 // The child statuses: a child is pending until it holds a slot, running
-// until it ends, and then one of the four outcomes of agent.end, or
-// abandoned when its run was.
+// until it ends, and then one of the four outcomes of agent.end (the
+// words of agentapi.Status), or abandoned when its run was.
 const (
 	ChildPending   ChildStatus = "pending"
 	ChildRunning   ChildStatus = "running"
-	ChildCompleted ChildStatus = "completed"
-	ChildFailed    ChildStatus = "failed"
-	ChildCancelled ChildStatus = "cancelled"
-	ChildTimedOut  ChildStatus = "timed_out"
-	ChildAbandoned ChildStatus = "abandoned"
+	ChildCompleted             = ChildStatus(agentapi.StatusCompleted)
+	ChildFailed                = ChildStatus(agentapi.StatusFailed)
+	ChildCancelled             = ChildStatus(agentapi.StatusCancelled)
+	ChildTimedOut              = ChildStatus(agentapi.StatusTimedOut)
+	ChildAbandoned             = ChildStatus(RunAbandoned)
 )
 
 // Ended reports whether s is a final status.
