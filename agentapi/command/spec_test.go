@@ -54,13 +54,14 @@ func TestParseSpecErrorsNameTheField(t *testing.T) {
 		name, json, want string
 	}{
 		{"empty", ``, `is empty`},
+		{"cut short", `{"argv": ["cat"]`, `it ends before its object is closed`},
 		{"not an object", `["claude"]`, `must be a JSON object`},
 		{"syntax", `{"argv": [}`, `not valid JSON`},
 		{"trailing text", `{"argv": ["cat"]} {}`, `text after its JSON object`},
 		{"unknown field", `{"argv": ["cat"], "prompt": "x"}`, `unknown field "prompt"`},
 		{"unknown nested field", `{"argv": ["cat"], "output": {"fomat": "json"}}`, `unknown field "fomat"`},
 		{"unknown capability", `{"argv": ["cat"], "capabilities": {"tools": true}}`, `unknown field "tools"`},
-		{"argv of the wrong type", `{"argv": "claude -p"}`, `"argv" must be an array, not a string`},
+		{"argv of the wrong type", `{"argv": "claude -p"}`, `"argv" must be an array of strings, not a string`},
 		{"nested wrong type", `{"argv": ["cat"], "output": {"field": 3}}`, `"output.field" must be a string, not a number`},
 		{"missing argv", `{"name": "x"}`, `"argv" is missing`},
 		{"empty command", `{"argv": [""]}`, `"argv" is missing or starts with an empty string`},

@@ -73,6 +73,8 @@ func TestParseConfigRejectsMistakesWithASentenceNamingServerAndField(t *testing.
 		{"no mcpServers", `{"servers": {}}`, "", "mcpServers", `write {"mcpServers"`},
 		{"mcpServers not an object", `{"mcpServers": []}`, "", "mcpServers", "must be an object"},
 		{"server not an object", `{"mcpServers": {"calc": "calc-mcp"}}`, "calc", "", "must be an object"},
+		{"args not strings", `{"mcpServers": {"calc": {"command": "x", "args": [1]}}}`, "calc", "args", "has a JSON number where an array of strings is expected"},
+		{"env not strings", `{"mcpServers": {"calc": {"command": "x", "env": {"A": true}}}}`, "calc", "env", "has a JSON bool where an object of strings is expected"},
 		{"neither command nor url", `{"mcpServers": {"calc": {"args": []}}}`, "calc", "command", `give "command"`},
 		{"both command and url", `{"mcpServers": {"calc": {"command": "x", "url": "http://h"}}}`, "calc", "type", "both"},
 		{"unknown type", `{"mcpServers": {"calc": {"type": "ws", "url": "ws://h"}}}`, "calc", "type", `"ws"; use "stdio", "http" or "sse"`},

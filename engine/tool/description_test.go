@@ -252,7 +252,7 @@ func TestInput_AnUnknownFieldIsRefusedWithASentenceNamingIt(t *testing.T) {
 		{tool.Workflow, `{"script":"return 1","maxTotalAgents":"ten"}`, "maxTotalAgents must be a whole number, not a JSON string"},
 		{tool.Workflow, `[1]`, "must be a JSON object"},
 		{tool.Workflow, `{"script":`, "not valid JSON"},
-		{tool.Workflow, `{"script":"x"} {}`, "extra data"},
+		{tool.Workflow, `{"script":"x"} {}`, "text after its JSON object; send one JSON object of script, "},
 		{tool.WorkflowList, `{"all":true}`, `the workflow_list tool has no field "all"; its fields are none`},
 		{tool.WorkflowStatus, `{"id":"wf_1"}`, `no field "id"; its fields are runId`},
 		{"nope", `{}`, `there is no tool "nope"`},
