@@ -25,7 +25,7 @@ const DefaultKillGrace = 2 * time.Second
 
 // Agent says how to start one ACP agent: a program that speaks the Agent
 // Client Protocol on its standard input and output. Its JSON form is an
-// entry of the config file (ParseFile), with the lowerCamelCase names given
+// entry of the config file (Parse), with the lowerCamelCase names given
 // in each comment; unknown fields are refused.
 type Agent struct {
 	// Command is the program ("command"): an absolute path, a path relative
@@ -99,23 +99,23 @@ type agentJSON struct {
 	Sandbox      bool                  `json:"sandbox"`
 }
 
-// LoadFile reads and parses the config file at path.
-func LoadFile(path string) (*File, error) {
+// Load reads and parses the config file at path.
+func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the ACP config: %w", err)
 	}
-	f, err := ParseFile(data)
+	f, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
 
-// ParseFile parses and checks an ACP config file. Unknown fields, a name
+// Parse parses and checks an ACP config file. Unknown fields, a name
 // that is not usable and every mistake New would refuse are errors naming
 // the agent and the field.
-func ParseFile(data []byte) (*File, error) {
+func Parse(data []byte) (*File, error) {
 	var top struct {
 		Agents map[string]json.RawMessage `json:"agents"`
 	}

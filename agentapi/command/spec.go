@@ -32,7 +32,7 @@ const (
 	FormatJSON = "json" // stdout is JSON; Output.Field picks the answer
 )
 
-// Spec configures a command provider. Its JSON form (ParseSpec, LoadSpec)
+// Spec configures a command provider. Its JSON form (Parse, Load)
 // uses the lowerCamelCase names given in each comment; durations are Go
 // duration strings such as "90s" or "10m". A zero field means its default.
 type Spec struct {
@@ -125,22 +125,22 @@ type outputJSON struct {
 	UsageFields UsageFields `json:"usageFields"`
 }
 
-// LoadSpec reads and parses the spec file at path.
-func LoadSpec(path string) (Spec, error) {
+// Load reads and parses the spec file at path.
+func Load(path string) (Spec, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Spec{}, fmt.Errorf("cannot read the command spec: %w", err)
 	}
-	s, err := ParseSpec(data)
+	s, err := Parse(data)
 	if err != nil {
 		return Spec{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
 
-// ParseSpec parses a spec's JSON form and checks it as New does. Unknown
+// Parse parses a spec's JSON form and checks it as New does. Unknown
 // fields are errors. Each error is a sentence naming the field.
-func ParseSpec(data []byte) (Spec, error) {
+func Parse(data []byte) (Spec, error) {
 	var w specJSON
 	if err := strictjson.Decode(data, &w); err != nil {
 		return Spec{}, decodeError(err, &w)

@@ -40,7 +40,7 @@ type Config struct {
 	StartTimeout time.Duration `json:"-"`
 }
 
-// Server is one entry of "mcpServers". After ParseConfig, Type is always set.
+// Server is one entry of "mcpServers". After Parse, Type is always set.
 type Server struct {
 	// Type is the transport. In the file it may be left out: "command" means
 	// stdio and "url" means http. "streamable-http" and "streamableHttp"
@@ -88,22 +88,22 @@ func (e *ConfigError) Error() string {
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// LoadConfig reads and parses an MCP config file.
-func LoadConfig(path string) (Config, error) {
+// Load reads and parses an MCP config file.
+func Load(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("MCP config: %w", err)
 	}
-	cfg, err := ParseConfig(data)
+	cfg, err := Parse(data)
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, nil
 }
 
-// ParseConfig parses and checks an MCP config. Every returned error is a
+// Parse parses and checks an MCP config. Every returned error is a
 // *ConfigError (possibly wrapped).
-func ParseConfig(data []byte) (Config, error) {
+func Parse(data []byte) (Config, error) {
 	var top struct {
 		Servers json.RawMessage `json:"mcpServers"`
 	}

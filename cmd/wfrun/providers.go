@@ -42,7 +42,7 @@ type providerFlags struct {
 func providerSet(ctx context.Context, pf providerFlags, getenv func(string) string, wants string, withTools bool) (ps []agentapi.Provider, close func(), err error) {
 	close = func() {}
 	if pf.commandSpec != "" {
-		spec, err := commandprovider.LoadSpec(pf.commandSpec)
+		spec, err := commandprovider.Load(pf.commandSpec)
 		if err != nil {
 			return nil, close, precheck(engine.CodeInvalidRequest, "--command-spec: %v", err)
 		}
@@ -73,7 +73,7 @@ func providerSet(ctx context.Context, pf providerFlags, getenv func(string) stri
 		return nil, close, err
 	}
 	if pf.mcpConfig != "" && withTools {
-		mc, err := mcptools.LoadConfig(pf.mcpConfig)
+		mc, err := mcptools.Load(pf.mcpConfig)
 		if err != nil {
 			return nil, close, precheck(engine.CodeInvalidRequest, "--mcp-config: %v", err)
 		}
@@ -102,7 +102,7 @@ func acpProviders(pf providerFlags) ([]agentapi.Provider, error) {
 	agents := map[string]acp.Agent{}
 	var names []string
 	if pf.acpConfig != "" {
-		f, err := acp.LoadFile(pf.acpConfig)
+		f, err := acp.Load(pf.acpConfig)
 		if err != nil {
 			return nil, precheck(engine.CodeInvalidRequest, "--acp-config: %v", err)
 		}

@@ -87,7 +87,7 @@ func (r *rig) engine(rules string) *engine.Engine {
 	r.t.Helper()
 	cfg := engine.Config{RunsDir: r.runs, Heartbeat: beat}
 	if rules != "" {
-		parsed, err := fake.ParseRules([]byte(rules))
+		parsed, err := fake.Parse([]byte(rules))
 		if err != nil {
 			r.t.Fatal(err)
 		}
