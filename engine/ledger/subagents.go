@@ -57,24 +57,20 @@ func (s SubagentStatus) Valid() bool {
 }
 
 // TurnStatus is where one accepted message is: queued, running, or how
-// its turn ended.
-type TurnStatus string
+// its turn ended. A turn lives as a child does, so it has a child's
+// statuses, queued standing for pending.
+type TurnStatus = ChildStatus
 
-// The turn statuses: queued until the sub-agent takes it up, running, then
-// one of the outcomes of a child (the words of agentapi.Status), or
-// abandoned when the process running it died.
+// The turn statuses.
 const (
 	TurnQueued    TurnStatus = "queued"
-	TurnRunning   TurnStatus = "running"
-	TurnCompleted            = TurnStatus(agentapi.StatusCompleted)
-	TurnFailed               = TurnStatus(agentapi.StatusFailed)
-	TurnTimedOut             = TurnStatus(agentapi.StatusTimedOut)
-	TurnCancelled            = TurnStatus(agentapi.StatusCancelled)
-	TurnAbandoned            = TurnStatus(RunAbandoned)
+	TurnRunning              = ChildRunning
+	TurnCompleted            = ChildCompleted
+	TurnFailed               = ChildFailed
+	TurnTimedOut             = ChildTimedOut
+	TurnCancelled            = ChildCancelled
+	TurnAbandoned            = ChildAbandoned
 )
-
-// Ended reports whether the turn is over.
-func (s TurnStatus) Ended() bool { return s != TurnQueued && s != TurnRunning }
 
 // ReportRunes is how much of a turn's answer a sub-agent's row keeps as
 // its last report; the turn's row keeps it whole.

@@ -33,12 +33,14 @@ func (s RunStatus) Valid() bool {
 	return false
 }
 
-// ChildStatus is where a child is in its life.
+// ChildStatus is where a child of a run, or a turn of a sub-agent
+// (TurnStatus), is in its life.
 type ChildStatus string
 
-// The child statuses: a child is pending until it holds a slot, running
-// until it ends, and then one of the four outcomes of agent.end (the
-// words of agentapi.Status), or abandoned when its run was.
+// The child statuses: a child is pending until it holds a slot (a turn is
+// queued until its sub-agent takes it up), running until it ends, and then
+// one of the four outcomes of agent.end (the words of agentapi.Status), or
+// abandoned when the process running it died.
 const (
 	ChildPending   ChildStatus = "pending"
 	ChildRunning   ChildStatus = "running"
@@ -50,7 +52,7 @@ const (
 )
 
 // Ended reports whether s is a final status.
-func (s ChildStatus) Ended() bool { return s != ChildPending && s != ChildRunning }
+func (s ChildStatus) Ended() bool { return s != ChildPending && s != TurnQueued && s != ChildRunning }
 
 // Verb is a control verb on a run.
 type Verb string
