@@ -62,6 +62,7 @@ func TestParseSpecErrorsNameTheField(t *testing.T) {
 		{"unknown nested field", `{"argv": ["cat"], "output": {"fomat": "json"}}`, `unknown field "fomat"`},
 		{"unknown capability", `{"argv": ["cat"], "capabilities": {"tools": true}}`, `unknown field "tools"`},
 		{"argv of the wrong type", `{"argv": "claude -p"}`, `"argv" must be an array of strings, not a string`},
+		{"argv with a number", `{"argv": ["cat", 1]}`, `"argv" must be an array of strings, not a number`},
 		{"nested wrong type", `{"argv": ["cat"], "output": {"field": 3}}`, `"output.field" must be a string, not a number`},
 		{"missing argv", `{"name": "x"}`, `"argv" is missing`},
 		{"empty command", `{"argv": [""]}`, `"argv" is missing or starts with an empty string`},

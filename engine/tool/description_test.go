@@ -253,6 +253,7 @@ func TestInput_AnUnknownFieldIsRefusedWithASentenceNamingIt(t *testing.T) {
 		{tool.Workflow, `[1]`, "must be a JSON object"},
 		{tool.Workflow, `{"script":`, "not valid JSON"},
 		{tool.Workflow, `{"script":"x"} {}`, "text after its JSON object; send one JSON object of script, "},
+		{tool.Workflow, `{"script":"x"} ]`, "text after its JSON object"},
 		{tool.WorkflowList, `{"all":true}`, `the workflow_list tool has no field "all"; its fields are none`},
 		{tool.WorkflowStatus, `{"id":"wf_1"}`, `no field "id"; its fields are runId`},
 		{"nope", `{}`, `there is no tool "nope"`},
