@@ -510,7 +510,7 @@ func (s *store) finish(res WorkflowResult) []string {
 		warnings = append(warnings, "the run's result.json could not be written: "+err.Error())
 	}
 	final := s.row
-	final.Status = runStatus(res.StopReason)
+	final.Status = res.StopReason.RunStatus()
 	final.StopReason, final.ErrorCode, final.Error = string(res.StopReason), string(res.ErrorCode), res.Error
 	final.AgentsSpawned, final.Usage = res.AgentsSpawned, res.Usage
 	a := res.Agents

@@ -107,7 +107,7 @@ func (e *Engine) rowFromFolder(folder *journal.Folder, id string) (ledger.Run, [
 	if data, err := folder.ReadFile(journal.ResultFile); err == nil {
 		var res WorkflowResult
 		if json.Unmarshal(data, &res) == nil && res.StopReason != "" {
-			r.Status = runStatus(res.StopReason)
+			r.Status = res.StopReason.RunStatus()
 			r.StopReason, r.ErrorCode, r.Error = string(res.StopReason), string(res.ErrorCode), res.Error
 			r.AgentsSpawned, r.Usage = res.AgentsSpawned, res.Usage
 			a := res.Agents

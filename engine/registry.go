@@ -52,17 +52,6 @@ const (
 	RunAbandoned = ledger.RunAbandoned
 )
 
-// runStatus is the status of a run that settled with stop reason r.
-func runStatus(r StopReason) RunStatus {
-	switch r {
-	case StopCompleted:
-		return RunCompleted
-	case StopCancelled:
-		return RunCancelled
-	}
-	return RunFailed
-}
-
 // AgentProgress counts a run's children so far.
 //
 // Once the run has ended, the counts are the result's (WorkflowResult
@@ -232,7 +221,7 @@ func (rec *record) info(now time.Time) RunInfo {
 		ElapsedMs: now.Sub(rec.started).Milliseconds(), Logs: rec.logs.Lines(),
 	}
 	if res, ok := rec.run.Result(); ok {
-		in.Status = runStatus(res.StopReason)
+		in.Status = res.StopReason.RunStatus()
 		in.ErrorCode, in.Error, in.Usage = res.ErrorCode, res.Error, res.Usage
 		in.Agents = progressOf(res.Agents)
 		end := rec.ended

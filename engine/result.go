@@ -20,6 +20,18 @@ const (
 	StopError     StopReason = "error"
 )
 
+// RunStatus is the status of a run that settled with stop reason r: a run
+// that stopped with "error" is "failed".
+func (r StopReason) RunStatus() RunStatus {
+	switch r {
+	case StopCompleted:
+		return RunCompleted
+	case StopCancelled:
+		return RunCancelled
+	}
+	return RunFailed
+}
+
 // AgentCounts tallies how a run's children ended. Like Event and Usage it is
 // an alias: the engine re-exports the types of the packages below it rather
 // than copying them, so one definition (and one doc) serves both names.
