@@ -36,22 +36,20 @@ func fileMeta(scriptName string) json.RawMessage {
 }
 
 // supplyMeta gives req the file's meta when neither the script nor the
-// request has any. Rather than recognise the engine's "no meta" message,
-// it asks the engine twice: a request without meta that fails META_INVALID,
-// and passes the meta check once meta is supplied, had none. (A script with
-// its own meta would fail the second check too, because the two differ.)
+// request has any. It asks the engine once, with the file's meta as the
+// request's fallback (engine.WorkflowStartRequest.FallbackMeta), and
+// supplies it when the check took it and found it valid. The meta is then
+// the request's own, so that the run folder's request, and a resume of it,
+// carries it.
 func supplyMeta(eng *engine.Engine, req *engine.WorkflowStartRequest) (supplied bool) {
 	if len(req.Meta) > 0 {
 		return false
 	}
-	if c := eng.Check(*req); c.OK || c.ErrorCode != engine.CodeMetaInvalid {
-		return false
-	}
 	try := *req
-	try.Meta = fileMeta(req.ScriptName)
-	if c := eng.Check(try); !c.OK && c.ErrorCode == engine.CodeMetaInvalid {
+	try.FallbackMeta = fileMeta(req.ScriptName)
+	if c := eng.Check(try); !c.MetaFallback || c.ErrorCode == engine.CodeMetaInvalid {
 		return false
 	}
-	req.Meta = try.Meta
+	req.Meta = try.FallbackMeta
 	return true
 }
