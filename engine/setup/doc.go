@@ -24,7 +24,9 @@
 // Which providers a configuration builds (command, acp:NAME, openai),
 // how the openai provider's configuration is read from the environment
 // and the settings (OpenAIConfig, also the parent model's of engine/tool/
-// parent), and the default-provider policy (DefaultProvider).
+// parent), the default-provider policy (DefaultProvider), and what a
+// resumed run takes from its saved request before any engine exists: the
+// provider to build and the isolation (Resume).
 //
 // # What it must never do
 //
