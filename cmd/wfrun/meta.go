@@ -1,39 +1,16 @@
 package main
 
 import (
-	"encoding/json"
-	"path/filepath"
-	"regexp"
-	"strings"
-
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/setup"
 )
 
 // Scripts in the DSH dialect carry no `export const meta`; their meta comes
 // with the request. From a shell that is one flag too many, so a script run
 // without any meta gets one named after its file, and a notice says so.
 
-// maxMetaName is the longest meta name (docs/script-api.md, "Meta").
-const maxMetaName = 64
-
-var notNameChar = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
 // fileMeta is the meta supplied for a script that has none.
-func fileMeta(scriptName string) json.RawMessage {
-	name := strings.TrimSuffix(scriptName, filepath.Ext(scriptName))
-	name = strings.Trim(notNameChar.ReplaceAllString(name, "-"), "-")
-	if len(name) > maxMetaName {
-		name = name[:maxMetaName]
-	}
-	if name == "" {
-		name = "workflow"
-	}
-	raw, _ := json.Marshal(struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	}{name, scriptName + " run from the command line"})
-	return raw
-}
+var fileMeta = setup.FileMeta
 
 // supplyMeta gives req the file's meta when neither the script nor the
 // request has any. It asks the engine once, with the file's meta as the

@@ -26,7 +26,9 @@
 // and the settings (OpenAIConfig, also the parent model's of engine/tool/
 // parent), the default-provider policy (DefaultProvider), and what a
 // resumed run takes from its saved request before any engine exists: the
-// provider to build and the isolation (Resume).
+// provider to build and the isolation (Resume); and the meta the command
+// line gives a script file that has none (FileMeta, a request's
+// FallbackMeta).
 //
 // # What it must never do
 //
