@@ -53,3 +53,22 @@ func TestEngine_FallbackMetaIsTheMetaOfAScriptThatHasNone(t *testing.T) {
 		})
 	}
 }
+
+// A run folder keeps the request's fallbackMeta, so a resume that brings
+// no script runs under the same meta.
+func TestDurable_AResumeKeepsTheFallbackMetaOfTheSavedRequest(t *testing.T) {
+	runs := t.TempDir()
+	eng := newEngine(t, engine.Config{RunsDir: runs})
+	first, _ := start(t, eng, engine.WorkflowStartRequest{Script: "return await agent('say hi')", Parent: "p",
+		FallbackMeta: json.RawMessage(`{"name":"from-the-file","description":"d"}`)})
+	if first.StopReason != engine.StopCompleted {
+		t.Fatalf("first run %+v", first)
+	}
+	res, rec := start(t, eng, engine.WorkflowStartRequest{ResumeFromRunId: first.RunID, Parent: "p"})
+	if res.StopReason != engine.StopCompleted || res.Agents.Replayed != 1 {
+		t.Fatalf("resumed run %+v", res)
+	}
+	if m := rec.Events()[0].Meta; m == nil || m.Name != "from-the-file" {
+		t.Errorf("the resumed run's meta %+v, want the saved fallback's", m)
+	}
+}
