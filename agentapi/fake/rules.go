@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"strings"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/strictjson"
 )
 
 // Rule decides the outcome of the children whose prompt it matches. At most
@@ -110,17 +110,21 @@ func (r *Rule) check() error {
 }
 
 // strictDecode decodes one JSON value into v, refusing unknown fields and
-// trailing data.
+// trailing data, with an error that names what was wrong.
 func strictDecode(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	err := strictjson.Decode(data, v)
+	if err == nil {
+		return nil
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	switch p := strictjson.Explain(err, v); p.Kind {
+	case strictjson.Trailing:
 		return errors.New("unexpected data after the JSON value")
+	case strictjson.UnknownField:
+		return fmt.Errorf("unknown field %q", p.Field)
+	case strictjson.WrongField:
+		return fmt.Errorf("%q must be %s, not a JSON %s", p.Field, p.Want, p.Got)
 	}
-	return nil
+	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 }
 
 func unprefixRE(err error) string {

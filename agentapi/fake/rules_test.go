@@ -28,7 +28,7 @@ func TestParseRulesRefusesBadFilesWithASentenceNamingTheRule(t *testing.T) {
 		{"fail with timeout", `{"rules": [{"match": "a", "fail": "no", "timeout": true}]}`, `rule 1: it has "fail" together with "reply" or "timeout"`},
 		{"timeout with reply", `{"rules": [{"match": "a", "timeout": true, "reply": "x"}]}`, `rule 1: it has "timeout" together with "reply"`},
 		{"negative usage", `{"rules": [{"match": "a", "usage": {"inputTokens": -1, "outputTokens": 0}}]}`, `rule 1: its usage has a negative number`},
-		{"wrong field type", `{"rules": [{"match": "a", "delayMs": "10"}]}`, `rule 1: cannot unmarshal string`},
+		{"wrong field type", `{"rules": [{"match": "a", "delayMs": "10"}]}`, `rule 1: "delayMs" must be a whole number, not a JSON string`},
 		{"trailing data", `{"rules": []} {}`, `unexpected data after the JSON value`},
 	}
 	for _, c := range cases {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/wfrun/wfrun/internal/strictjson"
 )
 
 // The Claude model aliases scripts and persona files write, and the two
@@ -118,9 +120,7 @@ func Parse(data []byte) (*Map, error) {
 				return nil, fmt.Errorf("the model map entry %q: %w", name, err)
 			}
 		case len(v) > 0 && v[0] == '{':
-			dec := json.NewDecoder(bytes.NewReader(v))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&e); err != nil {
+			if err := strictjson.Decode(v, &e); err != nil {
 				return nil, fmt.Errorf("the model map entry %q must be {\"model\": \"MODEL\", \"contextWindow\": TOKENS}: %w", name, err)
 			}
 		default:
