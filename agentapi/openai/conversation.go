@@ -185,7 +185,7 @@ func (c *conversation) pickTools(ctx context.Context) error {
 
 // add appends m to the conversation and the transcript.
 func (c *conversation) add(m goopenai.ChatCompletionMessage) {
-	c.msgs = append(c.msgs, mendToolCalls(m))
+	c.msgs = append(c.msgs, mendMessage(m))
 	c.tr.message(m)
 }
 

@@ -258,3 +258,23 @@ func TestAnEndpointThatIgnoresEveryToolChoiceIsNamedInTheFailure(t *testing.T) {
 		t.Errorf("requests = %d, want 3 (the named choice, then two answers under \"required\")", n)
 	}
 }
+
+func TestAnEmptyAnswerGoesBackWithText(t *testing.T) {
+	// llama-server refuses an assistant message with neither content nor
+	// tool calls (400 "Assistant message must contain either 'content' or
+	// 'tool_calls'!"), and go-openai leaves an empty content out.
+	s := newServer(t, reply("", usage{prompt: 3, completion: 1}), reply("done", usage{prompt: 5, completion: 1}))
+	res := run(t, mustNew(t, testConfig(s)), agentapi.Request{Prompt: "x"})
+	wantStatus(t, res, agentapi.StatusCompleted, "")
+	history := s.requests()[1].body.Messages
+	if len(history) < 4 {
+		t.Fatalf("history = %+v", history)
+	}
+	empty := history[len(history)-2]
+	if empty.Role != goopenai.ChatMessageRoleAssistant || empty.Content != emptyAnswer {
+		t.Errorf("the empty answer went back as %+v, want content %q", empty, emptyAnswer)
+	}
+	if resumed := mendHistory([]goopenai.ChatCompletionMessage{{Role: goopenai.ChatMessageRoleAssistant}}); resumed[0].Content != emptyAnswer {
+		t.Errorf("a resumed empty answer = %+v", resumed[0])
+	}
+}
