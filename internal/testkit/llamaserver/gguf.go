@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -175,6 +176,31 @@ func readMetadata(path string) ([]kv, error) {
 	return kvs, nil
 }
 
+// stringArray decodes an encoded array of strings.
+func stringArray(e kv) ([]string, error) {
+	n, err := arrayLen(e)
+	if err != nil {
+		return nil, err
+	}
+	if binary.LittleEndian.Uint32(e.raw[0:4]) != tString {
+		return nil, fmt.Errorf("%s is not an array of strings", e.key)
+	}
+	out := make([]string, 0, n)
+	b := e.raw[12:]
+	for i := 0; i < n; i++ {
+		if len(b) < 8 {
+			return nil, fmt.Errorf("%s is cut short", e.key)
+		}
+		l := binary.LittleEndian.Uint64(b)
+		if uint64(len(b)-8) < l {
+			return nil, fmt.Errorf("%s is cut short", e.key)
+		}
+		out = append(out, string(b[8:8+l]))
+		b = b[8+l:]
+	}
+	return out, nil
+}
+
 // arrayLen is the element count of an encoded array value.
 func arrayLen(e kv) (int, error) {
 	if e.typ != tArray || len(e.raw) < 12 {
@@ -319,8 +345,21 @@ var DefaultModel = Model{Embedding: 32, Heads: 2, FeedForward: 64, Blocks: 1, Co
 
 // WriteModel writes to path a llama-architecture GGUF with m's shape and
 // seeded random weights, the tokenizer of the vocabulary-only GGUF at
-// vocabPath and template as its chat template. The output layer is tied to
-// the token embeddings.
+// vocabPath and template as its chat template.
+//
+// Random weights alone make a model that, greedy, repeats one token (a
+// newline, with the default seed) for ever; a grammar that allows
+// whitespace between its parts then never completes. So the output layer
+// is not random: every token embedding carries a constant in its first
+// dimension, which the one small block barely changes, and the output
+// layer reads only that dimension, with a weight per token: highest for
+// the end-of-turn tokens, then the Qwen template's <tool_call>, very low
+// for tokens of whitespace only, zero for the rest. Greedy, the model ends
+// a free answer at once (an empty answer, and never a tool call it was
+// not forced to make); under a grammar it takes a token the grammar allows
+// that is not whitespace, opening a tool call where one may be made (and a
+// newline after <tool_call>, as the template spells it), so JSON for a
+// schema or a forced tool call comes out whole in a few tokens.
 func WriteModel(path, vocabPath, template string, m Model) error {
 	src, err := readMetadata(vocabPath)
 	if err != nil {
@@ -340,23 +379,36 @@ func WriteModel(path, vocabPath, template string, m Model) error {
 		kvF32("llama.rope.freq_base", 10000),
 		kvF32("llama.attention.layer_norm_rms_epsilon", 1e-5),
 	}
-	vocab := 0
+	var tokens []string
 	for _, e := range src {
 		if !strings.HasPrefix(e.key, "tokenizer.") || e.key == "tokenizer.chat_template" {
 			continue
 		}
 		if e.key == "tokenizer.ggml.tokens" {
-			if vocab, err = arrayLen(e); err != nil {
+			if tokens, err = stringArray(e); err != nil {
 				return err
 			}
 		}
 		kvs = append(kvs, e)
 	}
+	vocab := len(tokens)
 	if vocab == 0 {
 		return errors.New(vocabPath + " has no tokenizer.ggml.tokens")
 	}
+	if err := addQwen25Tokens(kvs, tokens); err != nil {
+		return err
+	}
 	kvs = append(kvs, kvU32("llama.vocab_size", uint32(vocab)), kvString("tokenizer.chat_template", template))
 
+	preference := make([]float32, vocab)
+	for i, tok := range tokens {
+		preference[i] = tokenPreference(tok)
+	}
+	// The Qwen template's tool call opens with "<tool_call>\n", but its
+	// grammar also lets "<tool_call>" stand in free text, and a newline is
+	// whitespace: a second constant, carried only by <tool_call>, makes a
+	// newline the one token that follows it.
+	toolCall, newline := slices.Index(tokens, "<tool_call>"), slices.Index(tokens, "Ċ")
 	rng := rand.New(rand.NewPCG(m.Seed, m.Seed^0x9e3779b97f4a7c15))
 	random := func(scale float32) func(int) float32 {
 		return func(int) float32 { return (rng.Float32()*2 - 1) * scale }
@@ -364,10 +416,32 @@ func WriteModel(path, vocabPath, template string, m Model) error {
 	one := func(int) float32 { return 1 }
 	e, ff := uint64(m.Embedding), uint64(m.FeedForward)
 	tensors := []tensor{
-		{"token_embd.weight", []uint64{e, uint64(vocab)}, ggmlF16, random(0.5)},
+		{"token_embd.weight", []uint64{e, uint64(vocab)}, ggmlF16, func(i int) float32 {
+			switch i % m.Embedding {
+			case 0:
+				return 4 // the constant the output layer reads
+			case 1:
+				if i/m.Embedding == toolCall {
+					return 4
+				}
+				return 0
+			}
+			return (rng.Float32()*2 - 1) * 0.5
+		}},
 		{"output_norm.weight", []uint64{e}, ggmlF32, one},
+		{"output.weight", []uint64{e, uint64(vocab)}, ggmlF16, func(i int) float32 {
+			switch i % m.Embedding {
+			case 0:
+				return preference[i/m.Embedding]
+			case 1:
+				if i/m.Embedding == newline {
+					return 20
+				}
+			}
+			return 0
+		}},
 	}
-	w := float32(1 / math.Sqrt(float64(m.Embedding)))
+	const w = 0.05 // small, so that the block does not drown the constant
 	for b := 0; b < m.Blocks; b++ {
 		p := fmt.Sprintf("blk.%d.", b)
 		tensors = append(tensors,
@@ -383,4 +457,82 @@ func WriteModel(path, vocabPath, template string, m Model) error {
 		)
 	}
 	return writeGGUF(path, kvs, tensors)
+}
+
+// Token types of tokenizer.ggml.token_type.
+const (
+	tokenControl     int32 = 3
+	tokenUserDefined int32 = 4
+)
+
+// qwen25Added are the tokens Qwen2.5's tokenizer adds after <|im_end|>,
+// which llama.cpp's ggml-vocab-qwen2.gguf (Qwen2's) leaves as padding:
+// without <tool_call> and </tool_call> the Qwen2.5 template's tool calls
+// would be spelled out character by character, as no Qwen2.5 model does.
+// The control tokens are rendered only as tokens; the others are text.
+var qwen25Added = []struct {
+	text string
+	typ  int32
+}{
+	{"<|object_ref_start|>", tokenControl}, {"<|object_ref_end|>", tokenControl},
+	{"<|box_start|>", tokenControl}, {"<|box_end|>", tokenControl},
+	{"<|quad_start|>", tokenControl}, {"<|quad_end|>", tokenControl},
+	{"<|vision_start|>", tokenControl}, {"<|vision_end|>", tokenControl},
+	{"<|vision_pad|>", tokenControl}, {"<|image_pad|>", tokenControl}, {"<|video_pad|>", tokenControl},
+	{"<tool_call>", tokenUserDefined}, {"</tool_call>", tokenUserDefined},
+	{"<|fim_prefix|>", tokenUserDefined}, {"<|fim_middle|>", tokenUserDefined},
+	{"<|fim_suffix|>", tokenUserDefined}, {"<|fim_pad|>", tokenUserDefined},
+	{"<|repo_name|>", tokenUserDefined}, {"<|file_sep|>", tokenUserDefined},
+}
+
+// addQwen25Tokens puts qwen25Added in place of the padding that follows
+// <|im_end|>, in tokens and in the encoded tokens and token_type entries
+// of kvs. A vocabulary without that padding is left as it is.
+func addQwen25Tokens(kvs []kv, tokens []string) error {
+	im := slices.Index(tokens, "<|im_end|>")
+	if im < 0 || im+len(qwen25Added) >= len(tokens) || !strings.HasPrefix(tokens[im+1], "[PAD") {
+		return nil
+	}
+	for i, a := range qwen25Added {
+		tokens[im+1+i] = a.text
+	}
+	for i := range kvs {
+		switch kvs[i].key {
+		case "tokenizer.ggml.tokens":
+			raw := binary.LittleEndian.AppendUint32(nil, tString)
+			raw = binary.LittleEndian.AppendUint64(raw, uint64(len(tokens)))
+			for _, t := range tokens {
+				raw = appendString(raw, t)
+			}
+			kvs[i].raw = raw
+		case "tokenizer.ggml.token_type":
+			e := kvs[i]
+			n, err := arrayLen(e)
+			if err != nil || binary.LittleEndian.Uint32(e.raw[0:4]) != tInt32 || len(e.raw) != 12+4*n || n != len(tokens) {
+				return fmt.Errorf("%s is not an array of one int32 per token", e.key)
+			}
+			raw := slices.Clone(e.raw)
+			for j, a := range qwen25Added {
+				binary.LittleEndian.PutUint32(raw[12+4*(im+1+j):], uint32(a.typ))
+			}
+			kvs[i].raw = raw
+		}
+	}
+	return nil
+}
+
+// tokenPreference is the output weight of a token (see WriteModel): the
+// end-of-turn tokens of the chat templates first, whitespace-only tokens
+// (GPT-2's byte alphabet spells a space Ġ, a newline Ċ, a tab ĉ) last.
+func tokenPreference(tok string) float32 {
+	switch tok {
+	case "<|im_end|>", "<|endoftext|>", "<|eot_id|>", "</s>":
+		return 8
+	case "<tool_call>":
+		return 4
+	}
+	if tok != "" && strings.Trim(tok, "ĠĊĉč \n\t\r▁") == "" {
+		return -8
+	}
+	return 0
 }

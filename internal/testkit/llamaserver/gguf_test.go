@@ -70,17 +70,57 @@ func TestWriteModelKeepsTheTokenizerAndAddsTheModel(t *testing.T) {
 	if n, _ := arrayLen(got["tokenizer.ggml.tokens"]); n != 3 {
 		t.Errorf("tokens = %d, want 3", n)
 	}
-	// The data: the embeddings (8×3 F16, 48 bytes, padded to 64), the
-	// output norm (8 F32, 32 bytes), and per block 2 norms (32 bytes each),
+	// The data: the embeddings and the output layer (8×3 F16 each, 48
+	// bytes, padded to 64), the output norm (8 F32, 32 bytes), and per block 2 norms (32 bytes each),
 	// 4 attention matrices (8×8 F32, 256 bytes each) and 3 feed-forward
 	// matrices (8×16 F32, 512 bytes each).
-	data := uint64(64 + 32 + 2*(2*32+4*256+3*512))
+	data := uint64(2*64 + 32 + 2*(2*32+4*256+3*512))
 	fi, err := os.Stat(model)
 	if err != nil {
 		t.Fatal(err)
 	}
 	header := uint64(fi.Size()) - data
-	if header%ggufAlignment != 0 || header < 100 {
+	if header%ggufAlignment != 0 || header < 100 || header > 4000 {
 		t.Errorf("file size %d leaves a header of %d bytes, want a positive multiple of %d", fi.Size(), header, ggufAlignment)
+	}
+}
+
+func TestTokenPreference(t *testing.T) {
+	for tok, want := range map[string]float32{
+		"<|im_end|>": 8, "<|endoftext|>": 8, "Ġ": -8, "ĊĊ": -8, "ĠĠĠĠ": -8, "ĉ": -8, "{": 0, "Ġtrue": 0, "<tool_call>": 4, "": 0,
+	} {
+		if got := tokenPreference(tok); got != want {
+			t.Errorf("tokenPreference(%q) = %g, want %g", tok, got, want)
+		}
+	}
+}
+
+func TestQwen25TokensReplaceThePadding(t *testing.T) {
+	tokens := []string{"a", "<|im_end|>"}
+	for i := 0; i < 25; i++ {
+		tokens = append(tokens, "[PAD"+string(rune('A'+i))+"]")
+	}
+	var types []byte
+	types = binary.LittleEndian.AppendUint32(types, tInt32)
+	types = binary.LittleEndian.AppendUint64(types, uint64(len(tokens)))
+	for range tokens {
+		types = binary.LittleEndian.AppendUint32(types, 1)
+	}
+	kvs := []kv{{"tokenizer.ggml.tokens", tArray, nil}, {"tokenizer.ggml.token_type", tArray, types}}
+	if err := addQwen25Tokens(kvs, tokens); err != nil {
+		t.Fatal(err)
+	}
+	got, err := stringArray(kvs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[13] != "<tool_call>" || got[14] != "</tool_call>" || got[21] != "[PADT]" {
+		t.Errorf("tokens = %q", got)
+	}
+	if typ := binary.LittleEndian.Uint32(kvs[1].raw[12+4*13:]); typ != uint32(tokenUserDefined) {
+		t.Errorf("type of <tool_call> = %d, want user-defined", typ)
+	}
+	if typ := binary.LittleEndian.Uint32(kvs[1].raw[12+4*2:]); typ != uint32(tokenControl) {
+		t.Errorf("type of <|object_ref_start|> = %d, want control", typ)
 	}
 }

@@ -109,7 +109,7 @@ func Start(t testing.TB, o Options) *Server {
 		}
 		s, err := start(t, p.Server, model, port, o)
 		if err == nil {
-			s.Version = strings.TrimSpace(string(ver))
+			s.Version = versionLine(ver)
 			return s
 		}
 		lastErr = err
@@ -178,6 +178,16 @@ func start(t testing.TB, bin, model string, port int, o Options) (*Server, error
 		log, _ := os.ReadFile(logPath)
 		return nil, fmt.Errorf("llama-server exited before it was ready (%v):\n%s", err, tail(log))
 	}
+}
+
+// versionLine is the "version: …" line of --version's output.
+func versionLine(out []byte) string {
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "version: "); ok {
+			return v
+		}
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func tail(b []byte) string {
