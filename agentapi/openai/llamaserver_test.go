@@ -324,14 +324,14 @@ func TestLlamaServerAbortedRequestCountsAnEstimateNearTheServersCount(t *testing
 	if err := json.Unmarshal(s.answer, &answer); err != nil {
 		t.Fatal(err)
 	}
-	real := int64(answer.Usage.PromptTokens)
+	counted := int64(answer.Usage.PromptTokens)
 	est := res.Usage.EstimatedTokens
-	t.Logf("llama-server counted %d prompt tokens; the aborted child counted an estimated %d", real, est)
-	if real < 1000 {
-		t.Fatalf("the server counted %d prompt tokens, want the long prompt's", real)
+	t.Logf("llama-server counted %d prompt tokens; the aborted child counted an estimated %d", counted, est)
+	if counted < 1000 {
+		t.Fatalf("the server counted %d prompt tokens, want the long prompt's", counted)
 	}
-	if est < real/2 || est > real*2 || res.Usage.InputTokens != est {
-		t.Errorf("usage = %+v, want an estimate within a factor of 2 of the server's %d, counted as input", res.Usage, real)
+	if est < counted/2 || est > counted*2 || res.Usage.InputTokens != est {
+		t.Errorf("usage = %+v, want an estimate within a factor of 2 of the server's %d, counted as input", res.Usage, counted)
 	}
 	contains(t, "note", res.Note, "estimated")
 }
