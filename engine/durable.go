@@ -260,6 +260,7 @@ func (e *Engine) refuseLive(id, what string) error {
 // runtime's Journal, an event sink, and the heartbeat.
 type store struct {
 	e      *Engine
+	ctx    context.Context // the starter's context without its cancellation: the row is kept until the run settles
 	id     string
 	folder *journal.Folder
 	lock   *journal.Lock // held for the run's whole life: the kernel drops it when the process dies
@@ -283,7 +284,7 @@ type store struct {
 // openStore creates (or, continuing in place, reopens) the run's folder,
 // writes its request, opens its journal and event log, and records it in
 // the ledger. A failure is a pre-check error: nothing has run.
-func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, plan startPlan, budget int64) (*store, error) {
+func (e *Engine) openStore(ctx context.Context, id string, req WorkflowStartRequest, name string, plan startPlan, budget int64) (*store, error) {
 	fail := func(err error) (*store, error) {
 		return nil, wferr.Wrap(wferr.ResourceLimit, err, "run %s cannot keep its folder in %s: %v; make the runs folder writable (--runs-dir)", id, e.cfg.RunsDir, err)
 	}
@@ -344,11 +345,11 @@ func (e *Engine) openStore(id string, req WorkflowStartRequest, name string, pla
 	b := journal.NewBudget(budget, folder.Appended())
 	file.SetBudget(b)
 	events.SetBudget(b)
-	s := &store{e: e, id: id, folder: folder, lock: lock, file: file, events: events,
+	s := &store{e: e, ctx: context.WithoutCancel(ctx), id: id, folder: folder, lock: lock, file: file, events: events,
 		row:      ledger.Run{ID: id, ParentRun: plan.parentRun, Owner: req.Parent, Name: name, Dir: folder.Dir()},
 		children: map[int]*ledger.Child{}, dirty: map[int]bool{},
 		stop: make(chan struct{}), budget: b}
-	if err := e.ledger.Begin(s.row); err != nil {
+	if err := e.ledger.Begin(s.ctx, s.row); err != nil {
 		file.Close()
 		events.Close()
 		lock.Release()
@@ -492,7 +493,7 @@ func (s *store) beat(r *Run) {
 			return
 		case <-t.C:
 		}
-		reason, err := s.e.ledger.Heartbeat(s.id, s.takeDirty())
+		reason, err := s.e.ledger.Heartbeat(s.ctx, s.id, s.takeDirty())
 		s.noteLedgerError(err)
 		if reason != "" {
 			r.Cancel(reason)
@@ -512,12 +513,12 @@ func (s *store) finish(res WorkflowResult) []string {
 		warnings = append(warnings, "the run's result.json could not be written: "+err.Error())
 	}
 	final := s.row
-	final.Status = ledgerStatus(res.StopReason)
+	final.Status = res.StopReason.RunStatus()
 	final.StopReason, final.ErrorCode, final.Error = string(res.StopReason), string(res.ErrorCode), res.Error
 	final.AgentsSpawned, final.Usage = res.AgentsSpawned, res.Usage
 	a := res.Agents
 	final.Agents = ledger.Counts{Completed: a.Completed, Failed: a.Failed, TimedOut: a.TimedOut, Cancelled: a.Cancelled, Replayed: a.Replayed}
-	s.noteLedgerError(s.e.ledger.Finish(final, s.takeDirty()))
+	s.noteLedgerError(s.e.ledger.Finish(s.ctx, final, s.takeDirty()))
 	if err := journal.SaveHead(s.e.stateDir, s.id, s.file.Head()); err != nil {
 		warnings = append(warnings, "the journal's head could not be saved, so a later resume cannot tell whether lines were cut from its end: "+err.Error())
 	}
@@ -526,16 +527,6 @@ func (s *store) finish(res WorkflowResult) []string {
 		warnings = append(warnings, "the run ledger could not be kept up to date: "+s.ledgerErr.Error())
 	}
 	return warnings
-}
-
-func ledgerStatus(r StopReason) ledger.RunStatus {
-	switch r {
-	case StopCompleted:
-		return ledger.RunCompleted
-	case StopCancelled:
-		return ledger.RunCancelled
-	}
-	return ledger.RunFailed
 }
 
 func excerpt(s string) string {
@@ -562,7 +553,7 @@ func (e *Engine) Stop(runID, reason string) (ledger.Transition, error) {
 	if reason == "" {
 		reason = "stopped with the stop verb"
 	}
-	t, _, err := e.ledger.Apply(runID, ledger.Stop, reason)
+	t, _, err := e.ledger.Apply(context.Background(), runID, ledger.Stop, reason)
 	if err != nil {
 		return t, verbError(err)
 	}
@@ -584,7 +575,7 @@ func (e *Engine) Note(runID, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return wferr.New(wferr.InvalidRequest, "the note is empty; say what to remember about the run")
 	}
-	_, _, err := e.ledger.Apply(runID, ledger.FollowUp, text)
+	_, _, err := e.ledger.Apply(context.Background(), runID, ledger.FollowUp, text)
 	return verbError(err)
 }
 
@@ -616,7 +607,7 @@ func (e *Engine) Retry(ctx context.Context, runID string, adjust func(*WorkflowS
 	if err != nil {
 		return nil, err
 	}
-	if err := e.ledger.Note(runID, ledger.KindRetry, "retried as "+r.ID()); err != nil {
+	if err := e.ledger.Note(ctx, runID, ledger.KindRetry, "retried as "+r.ID()); err != nil {
 		r.Cancel("the retry could not be recorded in the run ledger")
 		return nil, verbError(err)
 	}
@@ -659,7 +650,7 @@ func (e *Engine) Continue(ctx context.Context, runID string, adjust func(*Workfl
 	}
 	// Claiming the run in the ledger is what keeps two processes from
 	// continuing it at once.
-	if _, _, err := e.ledger.Apply(runID, ledger.Continue, fmt.Sprintf("in place, replaying %d journaled agents", len(prior))); err != nil {
+	if _, _, err := e.ledger.Apply(ctx, runID, ledger.Continue, fmt.Sprintf("in place, replaying %d journaled agents", len(prior))); err != nil {
 		return nil, verbError(err)
 	}
 	old, _ := e.ledger.Get(runID)

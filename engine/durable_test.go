@@ -40,7 +40,7 @@ type countingProvider struct {
 
 func newCountingFake(t *testing.T, rules string) *countingProvider {
 	t.Helper()
-	r, err := fake.ParseRules([]byte(rules))
+	r, err := fake.Parse([]byte(rules))
 	if err != nil {
 		t.Fatal(err)
 	}

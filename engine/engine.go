@@ -276,7 +276,7 @@ func (e *Engine) start(ctx context.Context, req WorkflowStartRequest, plan start
 	}
 	var st *store
 	if e.durable() {
-		if st, err = e.openStore(r.id, req, p.meta.Name, plan, p.folder); err != nil {
+		if st, err = e.openStore(ctx, r.id, req, p.meta.Name, plan, p.folder); err != nil {
 			e.unregister(r.id)
 			return nil, err
 		}

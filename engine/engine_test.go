@@ -148,7 +148,7 @@ func TestEngine_MetaAsDataAndInTheScriptAgree(t *testing.T) {
 }
 
 func TestEngine_CancelIsIdempotentAndWaitReportsCancelled(t *testing.T) {
-	rules, _ := fake.ParseRules([]byte(`{"rules":[{"match":"^","delayMs":10000}]}`))
+	rules, _ := fake.Parse([]byte(`{"rules":[{"match":"^","delayMs":10000}]}`))
 	eng := newEngine(t, engine.Config{FakeRules: rules})
 	rec := &eventcheck.Recorder{}
 	started := make(chan struct{}, 4)
@@ -181,7 +181,7 @@ func TestEngine_CancelIsIdempotentAndWaitReportsCancelled(t *testing.T) {
 }
 
 func TestEngine_ContextCancellationCancelsTheRun(t *testing.T) {
-	rules, _ := fake.ParseRules([]byte(`{"rules":[{"match":"^","delayMs":10000}]}`))
+	rules, _ := fake.Parse([]byte(`{"rules":[{"match":"^","delayMs":10000}]}`))
 	eng := newEngine(t, engine.Config{FakeRules: rules})
 	ctx, cancel := context.WithCancel(context.Background())
 	run, err := eng.Start(ctx, engine.WorkflowStartRequest{Script: trivial, Parent: "p"})
@@ -195,8 +195,8 @@ func TestEngine_ContextCancellationCancelsTheRun(t *testing.T) {
 }
 
 func TestEngine_TwoEnginesDoNotShareState(t *testing.T) {
-	r1, _ := fake.ParseRules([]byte(`{"rules":[{"match":"^","reply":"from one"}]}`))
-	r2, _ := fake.ParseRules([]byte(`{"rules":[{"match":"^","reply":"from two"}]}`))
+	r1, _ := fake.Parse([]byte(`{"rules":[{"match":"^","reply":"from one"}]}`))
+	r2, _ := fake.Parse([]byte(`{"rules":[{"match":"^","reply":"from two"}]}`))
 	e1 := newEngine(t, engine.Config{FakeRules: r1, MaxTotalAgents: 5})
 	e2 := newEngine(t, engine.Config{FakeRules: r2})
 	var wg sync.WaitGroup
@@ -269,7 +269,7 @@ func TestEngine_APanicFailsOnlyItsRun(t *testing.T) {
 }
 
 func TestEngine_SharedScriptsComplete(t *testing.T) {
-	rules, err := fake.LoadRules("../testdata/shared/audit-pipeline.rules.json")
+	rules, err := fake.Load("../testdata/shared/audit-pipeline.rules.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestEngine_SharedScriptsComplete(t *testing.T) {
 }
 
 func TestEngine_AuditPipelineFollowsItsRules(t *testing.T) {
-	rules, _ := fake.LoadRules("../testdata/shared/audit-pipeline.rules.json")
+	rules, _ := fake.Load("../testdata/shared/audit-pipeline.rules.json")
 	eng := newEngine(t, engine.Config{FakeRules: rules})
 	src, _ := os.ReadFile("../testdata/shared/audit-pipeline.js")
 	res, _ := start(t, eng, engine.WorkflowStartRequest{Script: string(src)})
@@ -413,7 +413,7 @@ func (capless) Run(ctx context.Context, req agentapi.Request) (agentapi.Result, 
 }
 
 func TestEngine_ResultIsFalseUntilTheRunSettles(t *testing.T) {
-	rules, _ := fake.ParseRules([]byte(`{"rules":[{"match":"^","delayMs":10000}]}`))
+	rules, _ := fake.Parse([]byte(`{"rules":[{"match":"^","delayMs":10000}]}`))
 	eng := newEngine(t, engine.Config{FakeRules: rules})
 	run, err := eng.Start(context.Background(), engine.WorkflowStartRequest{Script: trivial, Parent: "p"})
 	if err != nil {

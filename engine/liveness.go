@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -34,7 +35,7 @@ func (e *Engine) SweepRuns() (int, error) {
 	if err != nil {
 		return n, err
 	}
-	m, err := e.ledger.Sweep()
+	m, err := e.ledger.Sweep(context.Background())
 	return n + m, err
 }
 
@@ -62,7 +63,7 @@ func (e *Engine) reapLocal() (int, error) {
 			continue
 		}
 		detail := fmt.Sprintf("its process %d on %s is gone and its run lock is free: the process died without settling it", r.PID, r.Host)
-		ok, err := e.ledger.Abandon(r.ID, r.PID, r.Host, detail)
+		ok, err := e.ledger.Abandon(context.Background(), r.ID, r.PID, r.Host, detail)
 		if err != nil {
 			return n, err
 		}

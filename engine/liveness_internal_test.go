@@ -99,7 +99,7 @@ func TestSweepRuns_AbandonsAtOnceOnlyARunWhoseProcessIsGoneAndWhoseLockIsFree(t 
 				t.Fatal(err)
 			}
 		}
-		if _, err := e.ledger.Restore(ledger.Run{ID: c.id, Owner: "t", Status: ledger.RunRunning, PID: c.pid, Host: c.host,
+		if _, err := e.ledger.Restore(t.Context(), ledger.Run{ID: c.id, Owner: "t", Status: ledger.RunRunning, PID: c.pid, Host: c.host,
 			LeaseUntil: time.Now().Add(time.Hour)}, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func (e *Engine) rebuildLedger() (int, error) {
 			continue
 		}
 		r, kids := e.rowFromFolder(folder, d.Name())
-		ok, err := e.ledger.Restore(r, kids)
+		ok, err := e.ledger.Restore(context.Background(), r, kids)
 		if err != nil {
 			return n, err
 		}
@@ -106,7 +107,7 @@ func (e *Engine) rowFromFolder(folder *journal.Folder, id string) (ledger.Run, [
 	if data, err := folder.ReadFile(journal.ResultFile); err == nil {
 		var res WorkflowResult
 		if json.Unmarshal(data, &res) == nil && res.StopReason != "" {
-			r.Status = ledgerStatus(res.StopReason)
+			r.Status = res.StopReason.RunStatus()
 			r.StopReason, r.ErrorCode, r.Error = string(res.StopReason), string(res.ErrorCode), res.Error
 			r.AgentsSpawned, r.Usage = res.AgentsSpawned, res.Usage
 			a := res.Agents

@@ -36,31 +36,21 @@ const (
 	DefaultFinishedRunTTL    = time.Hour // how long a finished run is kept
 )
 
-// RunStatus is where a run is in its life.
-type RunStatus string
+// RunStatus is where a run is in its life: the run ledger's type, so
+// that the engine, the ledger, workflow_status and wfrun runs say a run's
+// status with one set of words.
+type RunStatus = ledger.RunStatus
 
 // The run statuses: running, then how the run ended, or abandoned for a
-// run in the ledger whose process died without settling it. They are the
-// run ledger's words (ledger.RunStatus): a run that stopped with
-// stopReason "error" is "failed" here, in workflow_status and in wfrun runs.
+// run in the ledger whose process died without settling it. A run that
+// stopped with stopReason "error" is "failed".
 const (
-	RunRunning   RunStatus = "running"
-	RunCompleted RunStatus = "completed"
-	RunCancelled RunStatus = "cancelled"
-	RunFailed    RunStatus = "failed"
-	RunAbandoned RunStatus = "abandoned"
+	RunRunning   = ledger.RunRunning
+	RunCompleted = ledger.RunCompleted
+	RunCancelled = ledger.RunCancelled
+	RunFailed    = ledger.RunFailed
+	RunAbandoned = ledger.RunAbandoned
 )
-
-// runStatus is the status of a run that settled with stop reason r.
-func runStatus(r StopReason) RunStatus {
-	switch r {
-	case StopCompleted:
-		return RunCompleted
-	case StopCancelled:
-		return RunCancelled
-	}
-	return RunFailed
-}
 
 // AgentProgress counts a run's children so far.
 //
@@ -231,7 +221,7 @@ func (rec *record) info(now time.Time) RunInfo {
 		ElapsedMs: now.Sub(rec.started).Milliseconds(), Logs: rec.logs.Lines(),
 	}
 	if res, ok := rec.run.Result(); ok {
-		in.Status = runStatus(res.StopReason)
+		in.Status = res.StopReason.RunStatus()
 		in.ErrorCode, in.Error, in.Usage = res.ErrorCode, res.Error, res.Usage
 		in.Agents = progressOf(res.Agents)
 		end := rec.ended

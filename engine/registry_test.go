@@ -18,7 +18,7 @@ return await agent('slow: take your time')`
 
 func slowEngine(t *testing.T, cfg engine.Config) *engine.Engine {
 	t.Helper()
-	rules, err := fake.ParseRules([]byte(`{"rules":[{"match":"^slow","delayMs":30000,"usage":{"inputTokens":7,"outputTokens":3}},{"match":"^quick","usage":{"inputTokens":5,"outputTokens":2}}]}`))
+	rules, err := fake.Parse([]byte(`{"rules":[{"match":"^slow","delayMs":30000,"usage":{"inputTokens":7,"outputTokens":3}},{"match":"^quick","usage":{"inputTokens":5,"outputTokens":2}}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,25 @@ import (
 // StopReason says how a run ended.
 type StopReason string
 
-// The stop reasons.
+// The stop reasons: completed and cancelled are the words of a child's
+// outcome (agentapi.Status) and of the run's status.
 const (
-	StopCompleted StopReason = "completed"
-	StopCancelled StopReason = "cancelled"
+	StopCompleted            = StopReason(agentapi.StatusCompleted)
+	StopCancelled            = StopReason(agentapi.StatusCancelled)
 	StopError     StopReason = "error"
 )
+
+// RunStatus is the status of a run that settled with stop reason r: a run
+// that stopped with "error" is "failed".
+func (r StopReason) RunStatus() RunStatus {
+	switch r {
+	case StopCompleted:
+		return RunCompleted
+	case StopCancelled:
+		return RunCancelled
+	}
+	return RunFailed
+}
 
 // AgentCounts tallies how a run's children ended. Like Event and Usage it is
 // an alias: the engine re-exports the types of the packages below it rather

@@ -123,14 +123,14 @@ func abandon(t *testing.T, runs, id string) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if err := l.Begin(ledger.Run{ID: id, Owner: "test"}); err != nil {
+	if err := l.Begin(t.Context(), ledger.Run{ID: id, Owner: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	for {
 		if r, err := l.Get(id); err != nil || r.Status == ledger.RunAbandoned {
 			return
 		}
-		if _, err := l.Sweep(); err != nil {
+		if _, err := l.Sweep(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}

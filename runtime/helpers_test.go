@@ -107,7 +107,7 @@ func mustParse(t *testing.T, src string) *sandbox.Script {
 
 func withRules(t *testing.T, rules string) func(*Config) {
 	t.Helper()
-	r, err := fake.ParseRules([]byte(rules))
+	r, err := fake.Parse([]byte(rules))
 	if err != nil {
 		t.Fatalf("rules: %v", err)
 	}

@@ -66,7 +66,7 @@ func newCounting(t *testing.T, rules string) *counting {
 	var r *fake.Rules
 	if rules != "" {
 		var err error
-		if r, err = fake.ParseRules([]byte(rules)); err != nil {
+		if r, err = fake.Parse([]byte(rules)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,11 +1,9 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -15,6 +13,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/internal/proc"
 	"github.com/wfrun/wfrun/agentapi/workspace"
+	"github.com/wfrun/wfrun/internal/strictjson"
 )
 
 // ProviderPrefix is put before an agent's name to make its provider's
@@ -26,7 +25,7 @@ const DefaultKillGrace = 2 * time.Second
 
 // Agent says how to start one ACP agent: a program that speaks the Agent
 // Client Protocol on its standard input and output. Its JSON form is an
-// entry of the config file (ParseFile), with the lowerCamelCase names given
+// entry of the config file (Parse), with the lowerCamelCase names given
 // in each comment; unknown fields are refused.
 type Agent struct {
 	// Command is the program ("command"): an absolute path, a path relative
@@ -100,33 +99,28 @@ type agentJSON struct {
 	Sandbox      bool                  `json:"sandbox"`
 }
 
-// LoadFile reads and parses the config file at path.
-func LoadFile(path string) (*File, error) {
+// Load reads and parses the config file at path.
+func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the ACP config: %w", err)
 	}
-	f, err := ParseFile(data)
+	f, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
 
-// ParseFile parses and checks an ACP config file. Unknown fields, a name
+// Parse parses and checks an ACP config file. Unknown fields, a name
 // that is not usable and every mistake New would refuse are errors naming
 // the agent and the field.
-func ParseFile(data []byte) (*File, error) {
+func Parse(data []byte) (*File, error) {
 	var top struct {
 		Agents map[string]json.RawMessage `json:"agents"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&top); err != nil {
-		return nil, decodeError("the ACP config", err, `write {"agents": {"NAME": {"command": "...", "args": [...]}}}`)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("the ACP config has text after its JSON object: write exactly one object")
+	if err := strictjson.Decode(data, &top); err != nil {
+		return nil, decodeError("the ACP config", err, &top, `write {"agents": {"NAME": {"command": "...", "args": [...]}}}`)
 	}
 	if len(top.Agents) == 0 {
 		return nil, errors.New(`the ACP config names no agents: write {"agents": {"NAME": {"command": "...", "args": [...]}}}`)
@@ -153,11 +147,9 @@ func ParseFile(data []byte) (*File, error) {
 
 func parseAgent(name string, data json.RawMessage) (Agent, error) {
 	what := fmt.Sprintf("the ACP agent %q", name)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var w agentJSON
-	if err := dec.Decode(&w); err != nil {
-		return Agent{}, decodeError(what, err, `write {"command": "...", "args": [...]}`)
+	if err := strictjson.Decode(data, &w); err != nil {
+		return Agent{}, decodeError(what, err, &w, `write {"command": "...", "args": [...]}`)
 	}
 	a := Agent{Command: w.Command, Args: w.Args, Env: w.Env, PassEnv: w.PassEnv, Capabilities: w.Capabilities, Sandbox: w.Sandbox}
 	if w.KillGrace != "" {
@@ -173,49 +165,31 @@ func parseAgent(name string, data json.RawMessage) (Agent, error) {
 	return a, nil
 }
 
-// decodeError turns an encoding/json error into a sentence naming the field.
-func decodeError(what string, err error, example string) error {
-	var (
-		typ *json.UnmarshalTypeError
-		syn *json.SyntaxError
-	)
-	switch {
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return fmt.Errorf("%s must be a JSON object, not a %s: %s", what, typ.Value, example)
-		}
-		return fmt.Errorf("%s has a %s as %q, where %s belongs", what, typ.Value, typ.Field, kindOf(typ.Field))
-	case errors.As(err, &syn):
-		return fmt.Errorf("%s is not valid JSON (at byte %d: %v)", what, syn.Offset, err)
-	case errors.Is(err, io.ErrUnexpectedEOF):
+// decodeError turns a decoding error into a sentence naming the field;
+// what names the text, v is what it was decoded into, and example shows
+// what to write.
+func decodeError(what string, err error, v any, example string) error {
+	p := strictjson.Explain(err, v)
+	switch p.Kind {
+	case strictjson.WrongRoot:
+		return fmt.Errorf("%s must be a JSON object, not a %s: %s", what, p.Got, example)
+	case strictjson.WrongField:
+		return fmt.Errorf("%s has a %s as %q, where %s belongs", what, p.Got, p.Field, p.Want)
+	case strictjson.Syntax:
+		return fmt.Errorf("%s is not valid JSON (at byte %d: %v)", what, p.Offset, err)
+	case strictjson.Truncated:
 		return fmt.Errorf("%s is not valid JSON (it ends before its object is closed): %s", what, example)
-	case errors.Is(err, io.EOF):
+	case strictjson.Empty:
 		return fmt.Errorf("%s is empty: %s", what, example)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+	case strictjson.Trailing:
+		return fmt.Errorf("%s has text after its JSON object: write exactly one object", what)
+	case strictjson.UnknownField:
 		if what == "the ACP config" {
-			return fmt.Errorf("the ACP config has an unknown field %s: the file holds one field, \"agents\"", field)
+			return fmt.Errorf("the ACP config has an unknown field %q: the file holds one field, \"agents\"", p.Field)
 		}
-		return fmt.Errorf("%s has an unknown field %s: the fields are command, args, env, passEnv, killGrace and capabilities (model, effort, depthLimit)", what, field)
+		return fmt.Errorf("%s has an unknown field %q: the fields are command, args, env, passEnv, killGrace and capabilities (model, effort, depthLimit)", what, p.Field)
 	}
 	return fmt.Errorf("%s cannot be read: %v", what, err)
-}
-
-func kindOf(field string) string {
-	switch field {
-	case "args", "passEnv":
-		return "an array of strings"
-	case "env":
-		return "an object of strings"
-	case "capabilities":
-		return "an object of true or false"
-	case "agents":
-		return "an object of agents"
-	}
-	if strings.HasPrefix(field, "capabilities.") {
-		return "true or false"
-	}
-	return "a string"
 }
 
 // check reports the first problem of a as a sentence naming the field;

@@ -13,7 +13,7 @@ import (
 
 func TestAConfigFileNamesItsAgents(t *testing.T) {
 	t.Parallel()
-	f, err := ParseFile([]byte(`{"agents": {
+	f, err := Parse([]byte(`{"agents": {
 		"claude": {"command": "npx", "args": ["-y", "@zed-industries/claude-code-acp"], "passEnv": ["ANTHROPIC_API_KEY"]},
 		"gemini": {"command": "gemini", "args": ["--experimental-acp"], "env": {"GEMINI_MODEL": "gemini-2.5-pro"},
 		           "killGrace": "5s", "capabilities": {"model": true, "effort": true, "depthLimit": true}}
@@ -54,7 +54,7 @@ func TestAConfigFileWithAMistakeIsRefusedWithASentence(t *testing.T) {
 		{"text after", `{"agents": {"a": {"command": "x"}}} {}`, "text after its JSON object"},
 	}
 	for _, c := range cases {
-		_, err := ParseFile([]byte(c.file))
+		_, err := Parse([]byte(c.file))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one with %q", c.name, err, c.want)
 		}
@@ -67,10 +67,10 @@ func TestLoadFileNamesTheFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"agents": {"a": {}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadFile(path); err == nil || !strings.HasPrefix(err.Error(), path+": ") {
+	if _, err := Load(path); err == nil || !strings.HasPrefix(err.Error(), path+": ") {
 		t.Fatalf("error %v", err)
 	}
-	if _, err := LoadFile(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "cannot read the ACP config") {
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "cannot read the ACP config") {
 		t.Fatalf("error %v", err)
 	}
 }

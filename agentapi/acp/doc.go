@@ -84,7 +84,7 @@
 // # Configuration and errors
 //
 // Config names one agent and its workspace; ParseAgentFlag reads the CLI's
-// --acp-agent 'NAME=CMD ARGS…' and ParseFile the --acp-config file
+// --acp-agent 'NAME=CMD ARGS…' and Parse the --acp-config file
 // {"agents": {NAME: {command, args, env, passEnv, killGrace,
 // capabilities}}}; the provider of NAME is "acp:NAME". Run returns an error
 // (AGENT_START) when the agent cannot be used at all: its program is

@@ -46,7 +46,7 @@ func FuzzParseFile(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := ParseFile(data)
+		file, err := Parse(data)
 		if err != nil {
 			return
 		}
@@ -58,7 +58,7 @@ func FuzzParseFile(f *testing.F) {
 				t.Fatalf("accepted agent %q: %+v", name, a)
 			}
 			if _, err := New(Config{Name: name, Agent: a, Workspace: nil}); err != nil {
-				t.Fatalf("New refused what ParseFile accepted: %v", err)
+				t.Fatalf("New refused what Parse accepted: %v", err)
 			}
 		}
 	})

@@ -44,9 +44,9 @@ func TestASandboxedAgentsOwnProcessStaysInTheWorkspace(t *testing.T) {
 }
 
 func TestTheSandboxFieldIsReadFromTheConfig(t *testing.T) {
-	f, err := ParseFile([]byte(`{"agents": {"g": {"command": "gemini", "sandbox": true}}}`))
+	f, err := Parse([]byte(`{"agents": {"g": {"command": "gemini", "sandbox": true}}}`))
 	if err != nil || !f.Agents["g"].Sandbox {
-		t.Fatalf("ParseFile = %+v, %v", f, err)
+		t.Fatalf("Parse = %+v, %v", f, err)
 	}
 }
 

@@ -2,7 +2,7 @@
 // agent command line (docs/providers.md, "The command provider"): `claude -p`, `codex exec`,
 // `gemini -p`, or any script that reads a prompt and prints an answer.
 //
-// A Spec, usually read from a JSON file with LoadSpec (the CLI's
+// A Spec, usually read from a JSON file with Load (the CLI's
 // --command-spec), says how to run the command:
 //
 //	{
@@ -97,7 +97,7 @@
 // the command cannot be found or started (an *wferr.Error with code
 // AGENT_START that names argv[0] and says to install it or fix argv), or
 // the request breaks the contract (a schema call to a spec without
-// outputSchema). ParseSpec, LoadSpec and New return one sentence naming the
+// outputSchema). Parse, Load and New return one sentence naming the
 // faulty field; unknown fields are errors.
 //
 // The package is part of agentapi's provider layer: it imports agentapi,

@@ -29,7 +29,7 @@ func ExampleNew() {
 
 	// A JSON answer in a field of the command's JSON output, checked
 	// against the call's schema.
-	spec, err := command.ParseSpec([]byte(`{
+	spec, err := command.Parse([]byte(`{
 		"name": "oracle",
 		"argv": ["/bin/sh", "-c", "cat >/dev/null; echo '{\"result\": \"{\\\"answer\\\": 42}\", \"usage\": {\"in\": 900, \"out\": 12}}'"],
 		"output": {"format": "json", "field": "result", "usageFields": {"inputTokens": "usage.in", "outputTokens": "usage.out"}},

@@ -15,7 +15,7 @@ func FuzzParseSpec(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := ParseSpec(data)
+		s, err := Parse(data)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a sentence")
@@ -24,7 +24,7 @@ func FuzzParseSpec(f *testing.F) {
 		}
 		p, err := New(s)
 		if err != nil {
-			t.Fatalf("New refused what ParseSpec accepted (%s): %v", data, err)
+			t.Fatalf("New refused what Parse accepted (%s): %v", data, err)
 		}
 		if p.spec.KillGrace <= 0 || p.spec.MaxOutputBytes <= 0 || len(p.spec.Argv) == 0 {
 			t.Fatalf("accepted %s without its defaults: %+v", data, p.spec)

@@ -34,7 +34,7 @@ func TestASandboxedCommandStaysInItsWorkspace(t *testing.T) {
 		t.Skipf("no PID namespace to compare: %v", err)
 	}
 	cmd := `touch ` + outside + `/escaped 2>/dev/null; touch inside; readlink /proc/self/ns/pid; pwd`
-	spec, err := ParseSpec([]byte(`{"argv": ["sh", "-c", ` + quote(cmd) + `], "sandbox": true}`))
+	spec, err := Parse([]byte(`{"argv": ["sh", "-c", ` + quote(cmd) + `], "sandbox": true}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,8 @@
 package command
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +10,7 @@ import (
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/internal/proc"
 	"github.com/wfrun/wfrun/agentapi/workspace"
+	"github.com/wfrun/wfrun/internal/strictjson"
 )
 
 // The defaults of a Spec's zero fields.
@@ -34,7 +32,7 @@ const (
 	FormatJSON = "json" // stdout is JSON; Output.Field picks the answer
 )
 
-// Spec configures a command provider. Its JSON form (ParseSpec, LoadSpec)
+// Spec configures a command provider. Its JSON form (Parse, Load)
 // uses the lowerCamelCase names given in each comment; durations are Go
 // duration strings such as "90s" or "10m". A zero field means its default.
 type Spec struct {
@@ -127,30 +125,25 @@ type outputJSON struct {
 	UsageFields UsageFields `json:"usageFields"`
 }
 
-// LoadSpec reads and parses the spec file at path.
-func LoadSpec(path string) (Spec, error) {
+// Load reads and parses the spec file at path.
+func Load(path string) (Spec, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Spec{}, fmt.Errorf("cannot read the command spec: %w", err)
 	}
-	s, err := ParseSpec(data)
+	s, err := Parse(data)
 	if err != nil {
 		return Spec{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
 
-// ParseSpec parses a spec's JSON form and checks it as New does. Unknown
+// Parse parses a spec's JSON form and checks it as New does. Unknown
 // fields are errors. Each error is a sentence naming the field.
-func ParseSpec(data []byte) (Spec, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+func Parse(data []byte) (Spec, error) {
 	var w specJSON
-	if err := dec.Decode(&w); err != nil {
-		return Spec{}, decodeError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Spec{}, errors.New("the command spec has text after its JSON object: write exactly one object")
+	if err := strictjson.Decode(data, &w); err != nil {
+		return Spec{}, decodeError(err, &w)
 	}
 	s := Spec{
 		Name: w.Name, Argv: w.Argv, PromptVia: w.PromptVia, Model: w.Model,
@@ -182,41 +175,27 @@ func duration(field, text string) (time.Duration, error) {
 	return d, nil
 }
 
-// decodeError turns an encoding/json error into a sentence naming the field.
-func decodeError(err error) error {
-	var (
-		typ *json.UnmarshalTypeError
-		syn *json.SyntaxError
-	)
-	switch {
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return fmt.Errorf("the command spec must be a JSON object, not a %s", typ.Value)
-		}
-		return fmt.Errorf("the command spec's %q must be %s, not a %s", typ.Field, kindOf(typ.Type.Kind().String()), typ.Value)
-	case errors.As(err, &syn):
-		return fmt.Errorf("the command spec is not valid JSON (at byte %d: %v)", syn.Offset, err)
-	case errors.Is(err, io.EOF):
+// decodeError turns a decoding error into a sentence naming the field; v
+// is what the spec was decoded into.
+func decodeError(err error, v any) error {
+	p := strictjson.Explain(err, v)
+	switch p.Kind {
+	case strictjson.WrongRoot:
+		return fmt.Errorf("the command spec must be a JSON object, not a %s", p.Got)
+	case strictjson.WrongField:
+		return fmt.Errorf("the command spec's %q must be %s, not a %s", p.Field, p.Want, p.Got)
+	case strictjson.Syntax:
+		return fmt.Errorf("the command spec is not valid JSON (at byte %d: %v)", p.Offset, err)
+	case strictjson.Truncated:
+		return errors.New("the command spec is not valid JSON (it ends before its object is closed): write a JSON object with at least \"argv\"")
+	case strictjson.Empty:
 		return errors.New("the command spec is empty: write a JSON object with at least \"argv\"")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return fmt.Errorf("the command spec has an unknown field %s: the fields are name, argv, promptVia, model, output (format, field, usageFields), env, passEnv, dir, timeout, killGrace, maxOutputBytes and capabilities", name)
+	case strictjson.Trailing:
+		return errors.New("the command spec has text after its JSON object: write exactly one object")
+	case strictjson.UnknownField:
+		return fmt.Errorf("the command spec has an unknown field %q: the fields are name, argv, promptVia, model, output (format, field, usageFields), env, passEnv, dir, timeout, killGrace, maxOutputBytes and capabilities", p.Field)
 	}
 	return fmt.Errorf("the command spec cannot be read: %v", err)
-}
-
-func kindOf(k string) string {
-	switch k {
-	case "string":
-		return "a string"
-	case "slice":
-		return "an array"
-	case "map", "struct":
-		return "an object"
-	case "bool":
-		return "a boolean"
-	}
-	return "a number"
 }
 
 // check reports the first problem of s as a sentence naming the field.

@@ -9,7 +9,7 @@ import (
 )
 
 func TestParseSpecReadsEveryField(t *testing.T) {
-	s, err := ParseSpec([]byte(`{
+	s, err := Parse([]byte(`{
 		"name": "claude",
 		"argv": ["claude", "-p", "--model", "{model}", "--output-format", "json"],
 		"promptVia": "stdin",
@@ -54,13 +54,15 @@ func TestParseSpecErrorsNameTheField(t *testing.T) {
 		name, json, want string
 	}{
 		{"empty", ``, `is empty`},
+		{"cut short", `{"argv": ["cat"]`, `it ends before its object is closed`},
 		{"not an object", `["claude"]`, `must be a JSON object`},
 		{"syntax", `{"argv": [}`, `not valid JSON`},
 		{"trailing text", `{"argv": ["cat"]} {}`, `text after its JSON object`},
 		{"unknown field", `{"argv": ["cat"], "prompt": "x"}`, `unknown field "prompt"`},
 		{"unknown nested field", `{"argv": ["cat"], "output": {"fomat": "json"}}`, `unknown field "fomat"`},
 		{"unknown capability", `{"argv": ["cat"], "capabilities": {"tools": true}}`, `unknown field "tools"`},
-		{"argv of the wrong type", `{"argv": "claude -p"}`, `"argv" must be an array, not a string`},
+		{"argv of the wrong type", `{"argv": "claude -p"}`, `"argv" must be an array of strings, not a string`},
+		{"argv with a number", `{"argv": ["cat", 1]}`, `"argv" must be an array of strings, not a number`},
 		{"nested wrong type", `{"argv": ["cat"], "output": {"field": 3}}`, `"output.field" must be a string, not a number`},
 		{"missing argv", `{"name": "x"}`, `"argv" is missing`},
 		{"empty command", `{"argv": [""]}`, `"argv" is missing or starts with an empty string`},
@@ -86,9 +88,9 @@ func TestParseSpecErrorsNameTheField(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseSpec([]byte(c.json))
+			_, err := Parse([]byte(c.json))
 			if err == nil {
-				t.Fatalf("ParseSpec(%s) succeeded, want an error containing %q", c.json, c.want)
+				t.Fatalf("Parse(%s) succeeded, want an error containing %q", c.json, c.want)
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %q does not contain %q", err, c.want)
@@ -108,11 +110,11 @@ func TestLoadSpecNamesTheFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"argv": ["cat"], "bogus": 1}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadSpec(path)
+	_, err := Load(path)
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `"bogus"`) {
-		t.Fatalf("LoadSpec error %v, want one naming the file and the field", err)
+		t.Fatalf("Load error %v, want one naming the file and the field", err)
 	}
-	if _, err := LoadSpec(filepath.Join(t.TempDir(), "missing.json")); err == nil {
-		t.Fatal("LoadSpec of a missing file succeeded")
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+		t.Fatal("Load of a missing file succeeded")
 	}
 }

@@ -32,7 +32,7 @@
 // and the history of messages and answers is its snapshot.
 //
 // Run returns an error only when the provider is misconfigured (Options held
-// a rule ParseRules would refuse) or the request breaks the agentapi contract
+// a rule Parse would refuse) or the request breaks the agentapi contract
 // (a schema that does not compile, which the run side checks beforehand);
 // every child outcome is a Result.
 package fake

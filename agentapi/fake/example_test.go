@@ -9,7 +9,7 @@ import (
 )
 
 func ExampleNew() {
-	rules, err := fake.ParseRules([]byte(`{"rules": [
+	rules, err := fake.Parse([]byte(`{"rules": [
 		{"match": "^Audit api/admin.go", "fail": "context window exceeded"},
 		{"match": "refute this finding", "reply": {"real": true, "why": "user input reaches fmt.Sprintf"}}
 	]}`))

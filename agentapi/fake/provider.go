@@ -35,7 +35,7 @@ type Options struct {
 // concurrent use.
 type Provider struct {
 	rules    []rule
-	err      error        // set when Options held a rule ParseRules would refuse
+	err      error        // set when Options held a rule Parse would refuse
 	personas *persona.Set // nil: any agentType is accepted
 	// workspace is Options.Workspace; nil rehearses nothing.
 	workspace *workspace.Workspace
@@ -58,7 +58,7 @@ type rule struct {
 }
 
 // New returns a fake provider with opts' rules. Rules built in Go rather
-// than by ParseRules are checked the same way; if one is refused, every Run
+// than by Parse are checked the same way; if one is refused, every Run
 // returns that error (the provider is misconfigured).
 func New(opts Options) *Provider {
 	p := &Provider{workspace: opts.Workspace}

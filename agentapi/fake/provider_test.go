@@ -25,7 +25,7 @@ func schemaRequest(prompt, schema string) agentapi.Request {
 
 func mustRules(t testing.TB, file string) *Rules {
 	t.Helper()
-	rs, err := ParseRules([]byte(file))
+	rs, err := Parse([]byte(file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestUsageFormulaRoundsUp(t *testing.T) {
 }
 
 func TestRunWithTheAuditPipelineRules(t *testing.T) {
-	rules, err := LoadRules("testdata/audit-pipeline.rules.json")
+	rules, err := Load("testdata/audit-pipeline.rules.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"strings"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/internal/strictjson"
 )
 
 // Rule decides the outcome of the children whose prompt it matches. At most
@@ -43,11 +43,11 @@ type Rules struct {
 // ruleFields lists a rule's JSON fields, for the unknown-field message.
 const ruleFields = "match, reply, delayMs, fail, timeout, usage"
 
-// ParseRules parses and checks a rules file. Unknown fields, regexps that
+// Parse parses and checks a rules file. Unknown fields, regexps that
 // do not compile, negative delays or usage, a missing match, and a rule
 // with more than one of reply, fail and timeout are refused; the error is a
 // sentence naming the rule by its 1-based position ("rule 3: …").
-func ParseRules(data []byte) (*Rules, error) {
+func Parse(data []byte) (*Rules, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, errors.New(`a fake rules file must be a JSON object: write {"rules": [{"match": "…", "reply": "…"}]}`)
@@ -72,13 +72,13 @@ func ParseRules(data []byte) (*Rules, error) {
 	return rs, nil
 }
 
-// LoadRules reads and parses the rules file at path.
-func LoadRules(path string) (*Rules, error) {
+// Load reads and parses the rules file at path.
+func Load(path string) (*Rules, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the fake rules file: %w", err)
 	}
-	rs, err := ParseRules(data)
+	rs, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -110,17 +110,21 @@ func (r *Rule) check() error {
 }
 
 // strictDecode decodes one JSON value into v, refusing unknown fields and
-// trailing data.
+// trailing data, with an error that names what was wrong.
 func strictDecode(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	err := strictjson.Decode(data, v)
+	if err == nil {
+		return nil
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	switch p := strictjson.Explain(err, v); p.Kind {
+	case strictjson.Trailing:
 		return errors.New("unexpected data after the JSON value")
+	case strictjson.UnknownField:
+		return fmt.Errorf("unknown field %q", p.Field)
+	case strictjson.WrongField:
+		return fmt.Errorf("%q must be %s, not a JSON %s", p.Field, p.Want, p.Got)
 	}
-	return nil
+	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 }
 
 func unprefixRE(err error) string {

@@ -28,14 +28,14 @@ func TestParseRulesRefusesBadFilesWithASentenceNamingTheRule(t *testing.T) {
 		{"fail with timeout", `{"rules": [{"match": "a", "fail": "no", "timeout": true}]}`, `rule 1: it has "fail" together with "reply" or "timeout"`},
 		{"timeout with reply", `{"rules": [{"match": "a", "timeout": true, "reply": "x"}]}`, `rule 1: it has "timeout" together with "reply"`},
 		{"negative usage", `{"rules": [{"match": "a", "usage": {"inputTokens": -1, "outputTokens": 0}}]}`, `rule 1: its usage has a negative number`},
-		{"wrong field type", `{"rules": [{"match": "a", "delayMs": "10"}]}`, `rule 1: cannot unmarshal string`},
+		{"wrong field type", `{"rules": [{"match": "a", "delayMs": "10"}]}`, `rule 1: "delayMs" must be a whole number, not a JSON string`},
 		{"trailing data", `{"rules": []} {}`, `unexpected data after the JSON value`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rs, err := ParseRules([]byte(c.file))
+			rs, err := Parse([]byte(c.file))
 			if err == nil {
-				t.Fatalf("ParseRules accepted %s as %+v", c.file, rs)
+				t.Fatalf("Parse accepted %s as %+v", c.file, rs)
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %q\ndoes not contain %q", err, c.want)
@@ -45,7 +45,7 @@ func TestParseRulesRefusesBadFilesWithASentenceNamingTheRule(t *testing.T) {
 }
 
 func TestParseRulesAcceptsEveryKindOfRule(t *testing.T) {
-	rs, err := ParseRules([]byte(`{"rules": [
+	rs, err := Parse([]byte(`{"rules": [
 		{"match": "^text", "reply": "hello"},
 		{"match": "json", "reply": {"a": [1, 2]}, "delayMs": 5},
 		{"match": "boom", "fail": "it broke"},
@@ -59,13 +59,13 @@ func TestParseRulesAcceptsEveryKindOfRule(t *testing.T) {
 	if len(rs.Rules) != 6 || rs.Rules[4].Usage.OutputTokens != 2 || string(rs.Rules[5].Reply) != "null" {
 		t.Errorf("parsed %+v", rs.Rules)
 	}
-	if rs, err := ParseRules([]byte(`{}`)); err != nil || len(rs.Rules) != 0 {
-		t.Errorf("ParseRules({}) = %+v, %v; want no rules", rs, err)
+	if rs, err := Parse([]byte(`{}`)); err != nil || len(rs.Rules) != 0 {
+		t.Errorf("Parse({}) = %+v, %v; want no rules", rs, err)
 	}
 }
 
 func TestLoadRulesReadsTheAuditPipelineRules(t *testing.T) {
-	rs, err := LoadRules(filepath.Join("testdata", "audit-pipeline.rules.json"))
+	rs, err := Load(filepath.Join("testdata", "audit-pipeline.rules.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,16 +79,16 @@ func TestLoadRulesNamesTheFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"rules": [{"match": "("}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadRules(path)
+	_, err := Load(path)
 	if err == nil || !strings.Contains(err.Error(), path+": rule 1:") {
-		t.Errorf("LoadRules error = %v, want it to name %s and rule 1", err, path)
+		t.Errorf("Load error = %v, want it to name %s and rule 1", err, path)
 	}
-	if _, err := LoadRules(filepath.Join(t.TempDir(), "missing.json")); err == nil {
-		t.Error("LoadRules of a missing file succeeded")
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+		t.Error("Load of a missing file succeeded")
 	}
 }
 
-// FuzzParseRules: ParseRules never panics, a provider built from accepted
+// FuzzParseRules: Parse never panics, a provider built from accepted
 // rules runs any prompt without an error, and every completed schema call
 // answers with a value that satisfies the schema.
 func FuzzParseRules(f *testing.F) {
@@ -107,10 +107,10 @@ func FuzzParseRules(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, prompt string) {
-		rs, err := ParseRules(data)
+		rs, err := Parse(data)
 		if err != nil {
 			if err.Error() == "" {
-				t.Fatal("ParseRules refused the file with an empty message")
+				t.Fatal("Parse refused the file with an empty message")
 			}
 			return
 		}

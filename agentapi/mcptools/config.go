@@ -3,13 +3,14 @@ package mcptools
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/wfrun/wfrun/internal/strictjson"
 )
 
 // Transport is how wfrun reaches one MCP server.
@@ -39,7 +40,7 @@ type Config struct {
 	StartTimeout time.Duration `json:"-"`
 }
 
-// Server is one entry of "mcpServers". After ParseConfig, Type is always set.
+// Server is one entry of "mcpServers". After Parse, Type is always set.
 type Server struct {
 	// Type is the transport. In the file it may be left out: "command" means
 	// stdio and "url" means http. "streamable-http" and "streamableHttp"
@@ -87,22 +88,22 @@ func (e *ConfigError) Error() string {
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// LoadConfig reads and parses an MCP config file.
-func LoadConfig(path string) (Config, error) {
+// Load reads and parses an MCP config file.
+func Load(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("MCP config: %w", err)
 	}
-	cfg, err := ParseConfig(data)
+	cfg, err := Parse(data)
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, nil
 }
 
-// ParseConfig parses and checks an MCP config. Every returned error is a
+// Parse parses and checks an MCP config. Every returned error is a
 // *ConfigError (possibly wrapped).
-func ParseConfig(data []byte) (Config, error) {
+func Parse(data []byte) (Config, error) {
 	var top struct {
 		Servers json.RawMessage `json:"mcpServers"`
 	}
@@ -140,10 +141,9 @@ func parseServer(name string, data json.RawMessage) (Server, error) {
 	}
 	var s Server
 	if err := json.Unmarshal(data, &s); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return Server{}, &ConfigError{Server: name, Field: te.Field,
-				Msg: fmt.Sprintf("has a JSON %s where %s is expected", te.Value, describeGoType(te.Field)), Err: err}
+		if p := strictjson.Explain(err, &s); p.Kind == strictjson.WrongField {
+			return Server{}, &ConfigError{Server: name, Field: p.Field,
+				Msg: fmt.Sprintf("has a JSON %s where %s is expected", p.Got, p.Want), Err: err}
 		}
 		return Server{}, &ConfigError{Server: name, Msg: fmt.Sprintf("must be an object: %v", err), Err: err}
 	}
@@ -151,18 +151,6 @@ func parseServer(name string, data json.RawMessage) (Server, error) {
 		return Server{}, err
 	}
 	return s, nil
-}
-
-func describeGoType(field string) string {
-	switch field {
-	case "args":
-		return "an array of strings"
-	case "env", "headers":
-		return "an object of strings"
-	case "disabled":
-		return "true or false"
-	}
-	return "a string"
 }
 
 // resolve fills in Type and checks that the fields fit it.

@@ -52,7 +52,7 @@ func TestParseConfigAcceptsTheCommonFormats(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := ParseConfig([]byte(tc.json))
+			cfg, err := Parse([]byte(tc.json))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,6 +73,8 @@ func TestParseConfigRejectsMistakesWithASentenceNamingServerAndField(t *testing.
 		{"no mcpServers", `{"servers": {}}`, "", "mcpServers", `write {"mcpServers"`},
 		{"mcpServers not an object", `{"mcpServers": []}`, "", "mcpServers", "must be an object"},
 		{"server not an object", `{"mcpServers": {"calc": "calc-mcp"}}`, "calc", "", "must be an object"},
+		{"args not strings", `{"mcpServers": {"calc": {"command": "x", "args": [1]}}}`, "calc", "args", "has a JSON number where an array of strings is expected"},
+		{"env not strings", `{"mcpServers": {"calc": {"command": "x", "env": {"A": true}}}}`, "calc", "env", "has a JSON bool where an object of strings is expected"},
 		{"neither command nor url", `{"mcpServers": {"calc": {"args": []}}}`, "calc", "command", `give "command"`},
 		{"both command and url", `{"mcpServers": {"calc": {"command": "x", "url": "http://h"}}}`, "calc", "type", "both"},
 		{"unknown type", `{"mcpServers": {"calc": {"type": "ws", "url": "ws://h"}}}`, "calc", "type", `"ws"; use "stdio", "http" or "sse"`},
@@ -88,7 +90,7 @@ func TestParseConfigRejectsMistakesWithASentenceNamingServerAndField(t *testing.
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseConfig([]byte(tc.json))
+			_, err := Parse([]byte(tc.json))
 			var ce *ConfigError
 			if !errors.As(err, &ce) {
 				t.Fatalf("got %v, want a *ConfigError", err)
@@ -111,11 +113,11 @@ func TestLoadConfigNamesTheFileInItsErrors(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"mcpServers": {"calc": {}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadConfig(path)
+	_, err := Load(path)
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `"calc"`) {
 		t.Errorf("got %v", err)
 	}
-	if _, err := LoadConfig(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); err == nil {
 		t.Error("a missing file is not an error")
 	}
 }

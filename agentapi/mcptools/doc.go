@@ -7,7 +7,7 @@
 //
 // The model, in one screen:
 //
-//   - Config → Toolbox. LoadConfig/ParseConfig read and check the file; every
+//   - Config → Toolbox. Load/Parse read and check the file; every
 //     mistake is a *ConfigError naming the server and the field. New starts
 //     the servers eagerly and in parallel: stdio servers as subprocesses
 //     (their stdin/stdout carry MCP, their stderr is kept for error

@@ -9,8 +9,8 @@ import (
 
 func ExampleNew() {
 	// testmcp is the path of a small MCP server built for these tests; in
-	// wfrun the config comes from --mcp-config through LoadConfig.
-	cfg, err := ParseConfig([]byte(`{"mcpServers": {"calc": {"command": "` + testmcp + `"}}}`))
+	// wfrun the config comes from --mcp-config through Load.
+	cfg, err := Parse([]byte(`{"mcpServers": {"calc": {"command": "` + testmcp + `"}}}`))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 func ExampleMap_Resolve() {
-	m, err := modelmap.Parse("haiku=gpt-4o-mini,sonnet=gpt-4.1")
+	m, err := modelmap.ParseFlag("haiku=gpt-4o-mini,sonnet=gpt-4.1")
 	if err != nil {
 		fmt.Println(err)
 		return

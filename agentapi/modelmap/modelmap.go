@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/wfrun/wfrun/internal/strictjson"
 )
 
 // The Claude model aliases scripts and persona files write, and the two
@@ -69,13 +71,13 @@ func New(entries map[string]Entry) (*Map, error) {
 	return m, nil
 }
 
-// Parse reads the --model-map flag: either NAME=MODEL pairs separated by
+// ParseFlag reads the --model-map flag: either NAME=MODEL pairs separated by
 // commas ("haiku=gpt-4o-mini,sonnet=gpt-4.1") or, when it starts with "{",
-// the JSON form that ParseJSON reads.
-func Parse(s string) (*Map, error) {
+// the JSON form that Parse reads.
+func ParseFlag(s string) (*Map, error) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, "{") {
-		return ParseJSON([]byte(s))
+		return Parse([]byte(s))
 	}
 	entries := map[string]Entry{}
 	for _, pair := range strings.Split(s, ",") {
@@ -99,12 +101,12 @@ func Parse(s string) (*Map, error) {
 	return New(entries)
 }
 
-// ParseJSON reads the JSON form of a model map: an object whose values are
+// Parse reads the JSON form of a model map: an object whose values are
 // a model name or {"model": NAME, "contextWindow": TOKENS}:
 //
 //	{"haiku": "gpt-4o-mini", "sonnet": {"model": "gpt-4.1", "contextWindow": 1047576},
 //	 "llama3.1": {"contextWindow": 8192}}
-func ParseJSON(data []byte) (*Map, error) {
+func Parse(data []byte) (*Map, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("the model map is not a JSON object of {\"ALIAS\": \"MODEL\"} or {\"ALIAS\": {\"model\": \"MODEL\", \"contextWindow\": TOKENS}}: %w", err)
@@ -118,9 +120,7 @@ func ParseJSON(data []byte) (*Map, error) {
 				return nil, fmt.Errorf("the model map entry %q: %w", name, err)
 			}
 		case len(v) > 0 && v[0] == '{':
-			dec := json.NewDecoder(bytes.NewReader(v))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&e); err != nil {
+			if err := strictjson.Decode(v, &e); err != nil {
 				return nil, fmt.Errorf("the model map entry %q must be {\"model\": \"MODEL\", \"contextWindow\": TOKENS}: %w", name, err)
 			}
 		default:
@@ -137,7 +137,7 @@ func Load(path string) (*Map, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the model map: %w", err)
 	}
-	m, err := ParseJSON(data)
+	m, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -10,9 +10,9 @@ import (
 
 func mustParse(t *testing.T, s string) *Map {
 	t.Helper()
-	m, err := Parse(s)
+	m, err := ParseFlag(s)
 	if err != nil {
-		t.Fatalf("Parse(%q): %v", s, err)
+		t.Fatalf("ParseFlag(%q): %v", s, err)
 	}
 	return m
 }
@@ -53,8 +53,8 @@ func TestAMalformedMapIsRefusedWithASentence(t *testing.T) {
 		{`{"sonnet": "a", "SONNET": "b"}`, "twice"},
 		{`{"sonnet": `, "not a JSON object"},
 	} {
-		if _, err := Parse(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.in, err, tc.want)
+		if _, err := ParseFlag(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseFlag(%q) = %v, want an error containing %q", tc.in, err, tc.want)
 		}
 	}
 }
@@ -207,7 +207,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		m, err := Parse(s)
+		m, err := ParseFlag(s)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a sentence")
@@ -216,7 +216,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for k, e := range m.Entries() {
 			if strings.TrimSpace(k) == "" || (e.Model == "" && e.ContextWindow == 0) || e.ContextWindow < 0 {
-				t.Fatalf("Parse(%q) kept a bad entry %q: %+v", s, k, e)
+				t.Fatalf("ParseFlag(%q) kept a bad entry %q: %+v", s, k, e)
 			}
 		}
 		_ = m.Resolve("sonnet", "run", false)

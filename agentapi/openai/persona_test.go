@@ -170,7 +170,7 @@ func TestModelEffortAndTurnsComeFromTheCallThenThePersonaThenTheRun(t *testing.T
 		"claude":  "---\nname: claude\nmodel: claude-opus-4-1\n---\nA full Claude id.\n",
 		"unaware": "---\nname: unaware\nmodel: sonnet\n---\nAn alias nobody mapped.\n",
 	}
-	models, err := modelmap.Parse("haiku=gpt-4o-mini,claude-opus-4-1=o3")
+	models, err := modelmap.ParseFlag("haiku=gpt-4o-mini,claude-opus-4-1=o3")
 	if err != nil {
 		t.Fatal(err)
 	}

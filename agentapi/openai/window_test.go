@@ -91,7 +91,7 @@ func TestToolResultsLargerThanTheWindowAreElidedAndCutToFit(t *testing.T) {
 	)
 	cfg := testConfig(s)
 	cfg.Toolbox = bigFiles(14_000)
-	models, _ := modelmap.ParseJSON([]byte(`{"gpt-4o-mini": {"contextWindow": 3000}}`))
+	models, _ := modelmap.Parse([]byte(`{"gpt-4o-mini": {"contextWindow": 3000}}`))
 	cfg.Models = models
 	res := run(t, mustNew(t, cfg), agentapi.Request{Prompt: "Read the three files and summarise them."})
 

@@ -51,132 +51,169 @@ const (
 // Parse reads one persona file. file names it in errors and becomes the
 // persona's Source. Every error is a *LoadError with the line in the file.
 func Parse(file string, data []byte) (Persona, error) {
-	maxLine := 0 // the closing fence's line, once known
-	fail := func(line int, err error, format string, args ...any) (Persona, error) {
-		// YAML also breaks lines at a lone \r, which the file's lines (at
-		// \n) do not: keep the line within the front matter.
-		if maxLine > 0 {
-			line = min(line, maxLine)
-		}
-		return Persona{}, &LoadError{File: file, Line: line, Message: fmt.Sprintf(format, args...), Err: err}
-	}
+	at := &errorAt{file: file}
 	if len(data) > MaxFileSize {
-		return fail(0, nil, "is %d bytes, more than the %d a persona file may have; an agent definition is front matter and a system prompt", len(data), MaxFileSize)
+		return Persona{}, at.line(0, nil, "is %d bytes, more than the %d a persona file may have; an agent definition is front matter and a system prompt", len(data), MaxFileSize)
 	}
 	front, body, closeLine, ok := splitFrontMatter(data)
 	if !ok {
 		if closeLine == 0 {
-			return fail(1, nil, "does not start with front matter: an agent definition starts with a line ---, then YAML fields (name, description, tools, …), then a line ---, then the system prompt")
+			return Persona{}, at.line(1, nil, "does not start with front matter: an agent definition starts with a line ---, then YAML fields (name, description, tools, …), then a line ---, then the system prompt")
 		}
-		return fail(1, nil, "its front matter is never closed: add a line --- after the YAML fields")
+		return Persona{}, at.line(1, nil, "its front matter is never closed: add a line --- after the YAML fields")
 	}
-	maxLine = closeLine
-
-	var doc yaml.Node
-	var pairs []field
-	var warnings []*LoadError
-	var strictErr error // the YAML error that made the front matter be read leniently
-	strictLine, strictMsg := 0, ""
-	if err := yaml.Unmarshal(front, &doc); err != nil {
-		line, msg := yamlErrorLine(err)
-		strictErr, strictLine, strictMsg = err, line, msg
-		lenient, hidden, ok := lenientFields(front)
-		if !ok {
-			return fail(line, err, "the front matter is not valid YAML: %s", msg)
-		}
-		if hidden != nil {
-			return fail(hidden.line, err, "the front matter is not valid YAML (%s), and read line by line, the indented %s: on this line would be part of %s: start %s: at the beginning of its line if it is a field of its own", msg, hidden.key, hidden.in, hidden.key)
-		}
-		pairs = lenient
-		warnings = append(warnings, &LoadError{File: file, Line: min(line, maxLine), Err: err,
-			Message: fmt.Sprintf("the front matter is not valid YAML (%s), so it was read line by line: each top-level key: value line starts a field that runs to the next one; quote the value (description: \"…\") or write it as an indented block (description: |) to make it YAML", msg)})
-	} else {
-		if doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
-			return fail(1, nil, "the front matter is empty: it needs at least name: NAME")
-		}
-		root := doc.Content[0]
-		if root.Kind != yaml.MappingNode {
-			return fail(root.Line+1, nil, "the front matter must be YAML fields (key: value), not %s", kindName(root))
-		}
-		for i := 0; i+1 < len(root.Content); i += 2 {
-			pairs = append(pairs, field{key: root.Content[i].Value, line: root.Content[i].Line + 1, value: root.Content[i+1]})
-		}
+	at.maxLine = closeLine
+	pairs, strict, warning, err := readFrontMatter(front, at)
+	if err != nil {
+		return Persona{}, err
 	}
-
-	p := Persona{Source: file, Prompt: body, Warnings: warnings}
+	p := Persona{Source: file, Prompt: body}
+	if warning != nil {
+		p.Warnings = []*LoadError{warning}
+	}
 	seen := map[string]int{}
 	for _, f := range pairs {
-		key, v := f.key, f.value
-		if !isField(key) {
+		if !isField(f.key) {
 			continue // color, skills, hooks, …: Claude Code's, not ours
 		}
-		line := f.line
-		if first, dup := seen[key]; dup {
-			return fail(line, nil, "%s is given twice (first on line %d): keep one", key, first)
+		if first, dup := seen[f.key]; dup {
+			return Persona{}, at.line(f.line, nil, "%s is given twice (first on line %d): keep one", f.key, first)
 		}
-		seen[key] = line
-		if f.text && !freeText(key) {
-			// Even on its own this field is not YAML, and a list of
-			// tools or a number cannot be taken as written.
-			if f.err != nil {
-				l, msg := yamlErrorLine(f.err)
-				return fail(min(f.line+l-2, f.last), f.err, "the front matter is not valid YAML: %s", msg)
-			}
-			return fail(strictLine, strictErr, "the front matter is not valid YAML: %s", strictMsg)
-		}
-		vline := v.Line + 1
-		switch key {
-		case fieldTools, fieldDisallowedTools:
-			list, err := toolList(v)
-			if err != nil {
-				return fail(vline, nil, "%s %v", key, err)
-			}
-			if key == fieldTools {
-				p.Tools = list
-			} else {
-				p.DisallowedTools = list
-			}
-		case fieldMaxTurns:
-			n, err := positiveInt(v)
-			if err != nil {
-				return fail(vline, nil, "maxTurns %v", err)
-			}
-			p.MaxTurns = n
-		default:
-			s, err := scalarString(v)
-			if err != nil {
-				return fail(vline, nil, "%s %v", key, err)
-			}
-			switch key {
-			case fieldName:
-				p.Name = strings.TrimSpace(s)
-				if p.Name == "" || strings.IndexFunc(p.Name, unicode.IsControl) >= 0 {
-					return fail(vline, nil, "name must be a non-empty name on one line, such as code-reviewer")
-				}
-			case fieldDescription:
-				p.Description = strings.TrimSpace(s)
-			case fieldModel:
-				p.Model = strings.TrimSpace(s)
-			case fieldEffort:
-				e, err := modelmap.ParseEffort(s)
-				if err != nil {
-					return fail(vline, err, "%v", err)
-				}
-				p.Effort = e
-			case fieldPermissionMode:
-				m, err := parsePermissionMode(strings.TrimSpace(s))
-				if err != nil {
-					return fail(vline, err, "%v", err)
-				}
-				p.PermissionMode = m
-				p.ReadOnly = m.ReadOnly()
-			}
+		seen[f.key] = f.line
+		if err := p.set(f, strict, at); err != nil {
+			return Persona{}, err
 		}
 	}
 	if p.Name == "" {
-		return fail(1, nil, "the front matter has no name: add name: NAME (the agentType scripts use)")
+		return Persona{}, at.line(1, nil, "the front matter has no name: add name: NAME (the agentType scripts use)")
 	}
 	return p, nil
+}
+
+// errorAt makes the errors of one persona file.
+type errorAt struct {
+	file    string
+	maxLine int // the closing fence's line, once known
+}
+
+// line is a *LoadError at line of the file.
+func (a *errorAt) line(line int, err error, format string, args ...any) *LoadError {
+	// YAML also breaks lines at a lone \r, which the file's lines (at
+	// \n) do not: keep the line within the front matter.
+	if a.maxLine > 0 {
+		line = min(line, a.maxLine)
+	}
+	return &LoadError{File: a.file, Line: line, Message: fmt.Sprintf(format, args...), Err: err}
+}
+
+// yamlFailure is the YAML error that made the front matter be read
+// leniently, line by line.
+type yamlFailure struct {
+	err  error
+	line int
+	msg  string
+}
+
+// readFrontMatter reads the front matter's top-level fields: as YAML, or,
+// when it is not YAML, line by line with a warning that says so.
+func readFrontMatter(front []byte, at *errorAt) (pairs []field, strict yamlFailure, warning, err *LoadError) {
+	var doc yaml.Node
+	if yerr := yaml.Unmarshal(front, &doc); yerr != nil {
+		line, msg := yamlErrorLine(yerr)
+		strict = yamlFailure{err: yerr, line: line, msg: msg}
+		lenient, hidden, ok := lenientFields(front)
+		if !ok {
+			return nil, strict, nil, at.line(line, yerr, "the front matter is not valid YAML: %s", msg)
+		}
+		if hidden != nil {
+			return nil, strict, nil, at.line(hidden.line, yerr, "the front matter is not valid YAML (%s), and read line by line, the indented %s: on this line would be part of %s: start %s: at the beginning of its line if it is a field of its own", msg, hidden.key, hidden.in, hidden.key)
+		}
+		warning = &LoadError{File: at.file, Line: min(line, at.maxLine), Err: yerr,
+			Message: fmt.Sprintf("the front matter is not valid YAML (%s), so it was read line by line: each top-level key: value line starts a field that runs to the next one; quote the value (description: \"…\") or write it as an indented block (description: |) to make it YAML", msg)}
+		return lenient, strict, warning, nil
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
+		return nil, strict, nil, at.line(1, nil, "the front matter is empty: it needs at least name: NAME")
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, strict, nil, at.line(root.Line+1, nil, "the front matter must be YAML fields (key: value), not %s", kindName(root))
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		pairs = append(pairs, field{key: root.Content[i].Value, line: root.Content[i].Line + 1, value: root.Content[i+1]})
+	}
+	return pairs, strict, nil, nil
+}
+
+// set reads one of wfrun's fields into p. strict is why the front matter
+// was read line by line, if it was.
+func (p *Persona) set(f field, strict yamlFailure, at *errorAt) error {
+	if f.text && !freeText(f.key) {
+		// Even on its own this field is not YAML, and a list of
+		// tools or a number cannot be taken as written.
+		if f.err != nil {
+			l, msg := yamlErrorLine(f.err)
+			return at.line(min(f.line+l-2, f.last), f.err, "the front matter is not valid YAML: %s", msg)
+		}
+		return at.line(strict.line, strict.err, "the front matter is not valid YAML: %s", strict.msg)
+	}
+	v, vline := f.value, f.value.Line+1
+	switch f.key {
+	case fieldTools, fieldDisallowedTools:
+		list, err := toolList(v)
+		if err != nil {
+			return at.line(vline, nil, "%s %v", f.key, err)
+		}
+		if f.key == fieldTools {
+			p.Tools = list
+		} else {
+			p.DisallowedTools = list
+		}
+	case fieldMaxTurns:
+		n, err := positiveInt(v)
+		if err != nil {
+			return at.line(vline, nil, "maxTurns %v", err)
+		}
+		p.MaxTurns = n
+	default:
+		s, err := scalarString(v)
+		if err != nil {
+			return at.line(vline, nil, "%s %v", f.key, err)
+		}
+		if lerr := p.setScalar(f.key, s, vline, at); lerr != nil {
+			return lerr
+		}
+	}
+	return nil
+}
+
+// setScalar reads a field whose value is one string into p.
+func (p *Persona) setScalar(key, s string, vline int, at *errorAt) *LoadError {
+	switch key {
+	case fieldName:
+		p.Name = strings.TrimSpace(s)
+		if p.Name == "" || strings.IndexFunc(p.Name, unicode.IsControl) >= 0 {
+			return at.line(vline, nil, "name must be a non-empty name on one line, such as code-reviewer")
+		}
+	case fieldDescription:
+		p.Description = strings.TrimSpace(s)
+	case fieldModel:
+		p.Model = strings.TrimSpace(s)
+	case fieldEffort:
+		e, err := modelmap.ParseEffort(s)
+		if err != nil {
+			return at.line(vline, err, "%v", err)
+		}
+		p.Effort = e
+	case fieldPermissionMode:
+		m, err := parsePermissionMode(strings.TrimSpace(s))
+		if err != nil {
+			return at.line(vline, err, "%v", err)
+		}
+		p.PermissionMode = m
+		p.ReadOnly = m.ReadOnly()
+	}
+	return nil
 }
 
 // field is one top-level key of the front matter and its value, with the

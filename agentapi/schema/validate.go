@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -36,8 +37,8 @@ func explain(err error) error {
 	if err == nil {
 		return nil
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
 		return fmt.Errorf("the value does not match the schema: %v", err)
 	}
 	return fmt.Errorf("the value does not match the schema: %s", describe(ve, maxProblems, maxMessageSize))

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/wfrun/wfrun/internal/strictjson"
 )
 
 // call decodes args into a fresh A and runs fn with it. Arguments must be
@@ -30,35 +31,17 @@ func decode(name string, args json.RawMessage, v any) error {
 	if args[0] != '{' {
 		return fmt.Errorf("the arguments of %s must be a JSON object with the fields %s", name, fieldList(v))
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return fmt.Errorf("the arguments of %s are not valid: %q must be %s, not a JSON %s", name, te.Field, kind(te.Type), te.Value)
-		}
-		return fmt.Errorf("the arguments of %s are not valid (%s): %s takes %s", name, strings.TrimPrefix(err.Error(), "json: "), name, fieldList(v))
+	err := strictjson.Decode(args, v)
+	if err == nil {
+		return nil
 	}
-	if dec.More() {
+	switch p := strictjson.Explain(err, v); p.Kind {
+	case strictjson.WrongField:
+		return fmt.Errorf("the arguments of %s are not valid: %q must be %s, not a JSON %s", name, p.Field, p.Want, p.Got)
+	case strictjson.Trailing:
 		return fmt.Errorf("the arguments of %s must be a single JSON object", name)
 	}
-	return nil
-}
-
-func kind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "an integer"
-	case reflect.Slice:
-		return "an array"
-	case reflect.Struct:
-		return "an object"
-	}
-	return "a " + t.String()
+	return fmt.Errorf("the arguments of %s are not valid (%s): %s takes %s", name, strings.TrimPrefix(err.Error(), "json: "), name, fieldList(v))
 }
 
 // fieldList names the JSON fields of the struct v points to.

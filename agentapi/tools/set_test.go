@@ -124,10 +124,10 @@ func TestBadArgumentsAreASentenceForTheModel(t *testing.T) {
 		words      []string
 	}{
 		{Read, `{"path":"a.txt"}`, []string{`unknown field "path"`, "file_path, offset, limit"}},
-		{Read, `{"file_path":"a.txt","offset":"3"}`, []string{`"offset" must be an integer`}},
+		{Read, `{"file_path":"a.txt","offset":"3"}`, []string{`"offset" must be a whole number, not a JSON string`}},
 		{Read, `["a.txt"]`, []string{"JSON object", "file_path"}},
 		{Read, `{"file_path":"a.txt"} {}`, []string{"single JSON object"}},
-		{Edit, `{"file_path":"a.txt","old_string":"a","new_string":"b","replace_all":"yes"}`, []string{`"replace_all" must be a boolean`}},
+		{Edit, `{"file_path":"a.txt","old_string":"a","new_string":"b","replace_all":"yes"}`, []string{`"replace_all" must be true or false`}},
 		{Grep, `{"pattern":"x","output_mode":"lines"}`, []string{"files_with_matches", "content", "count"}},
 		{Bash, `{"command":"true","run_in_background":true}`, []string{"not supported"}},
 		{Bash, `{"command":"true","dangerouslyDisableSandbox":true}`, []string{"cannot be turned off", "--sandbox"}},

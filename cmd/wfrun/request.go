@@ -142,7 +142,7 @@ func providerFlagsOf(o *options, e env) (providerFlags, error) {
 	if file, ok := strings.CutPrefix(o.modelMap, "@"); ok {
 		pf.models, err = modelmap.Load(file)
 	} else {
-		pf.models, err = modelmap.Parse(o.modelMap)
+		pf.models, err = modelmap.ParseFlag(o.modelMap)
 	}
 	if err != nil {
 		return pf, usagef("--model-map: %v", err)
@@ -293,7 +293,7 @@ func readFakeRules(in *invocation, o *options, stdin *stdinGuard) error {
 	if err != nil {
 		return err
 	}
-	rules, err := fake.ParseRules(data)
+	rules, err := fake.Parse(data)
 	if err != nil {
 		return precheck(engine.CodeInvalidRequest, "--fake-rules %s: %v", o.fakeRules, err)
 	}

@@ -158,7 +158,7 @@ func Open(path string, o Options) (*Ledger, error) {
 		}
 		return nil, fmt.Errorf("the ledger %s: %w", path, err)
 	}
-	if _, err := l.Sweep(); err != nil {
+	if _, err := l.Sweep(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("the ledger %s: %w", path, err)
 	}
@@ -265,7 +265,9 @@ func fromMs(v int64) time.Time {
 }
 
 // tx runs fn in a write transaction.
-func (l *Ledger) tx(fn func(*sql.Tx) error) error { return inTx(context.Background(), l.db, fn) }
+func (l *Ledger) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return inTx(ctx, l.db, fn)
+}
 
 // inTx runs fn in a transaction begun on b (the pool, or one connection of
 // it), committing when fn succeeds and rolling back when it fails.
@@ -291,10 +293,10 @@ func appendEvent(tx *sql.Tx, runID string, at time.Time, kind Kind, detail strin
 // Sweep marks abandoned every running run whose lease has expired, with
 // its pending and running children, and returns how many runs it marked.
 // Open sweeps; a long-lived process may sweep again.
-func (l *Ledger) Sweep() (int, error) {
+func (l *Ledger) Sweep(ctx context.Context) (int, error) {
 	now := l.now()
 	var n int
-	err := l.tx(func(tx *sql.Tx) error {
+	err := l.tx(ctx, func(tx *sql.Tx) error {
 		type expired struct {
 			id    string
 			lease int64
@@ -319,10 +321,10 @@ func (l *Ledger) Sweep() (int, error) {
 // Begin records a run that starts now, owned by this process, with a
 // fresh lease. A run continued in place already has its row, which Apply
 // has claimed; Begin then only renews it.
-func (l *Ledger) Begin(r Run) error {
+func (l *Ledger) Begin(ctx context.Context, r Run) error {
 	now := l.now()
 	host, _ := os.Hostname()
-	return l.tx(func(tx *sql.Tx) error {
+	return l.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE runs SET status = ?, stop_reason = '', error_code = '', error = '', ended_ms = 0,
 			updated_ms = ?, lease_ms = ?, pid = ?, host = ?, stop_requested = '' WHERE id = ?`,
 			string(RunRunning), ms(now), ms(now.Add(l.lease)), os.Getpid(), host, r.ID)
@@ -349,9 +351,9 @@ func (l *Ledger) Begin(r Run) error {
 // the run since it began ("" for none), which the caller must carry out.
 // A run that is no longer running in the ledger (a sweep found its lease
 // expired) is not revived: the error says so.
-func (l *Ledger) Heartbeat(runID string, children []Child) (stopRequested string, err error) {
+func (l *Ledger) Heartbeat(ctx context.Context, runID string, children []Child) (stopRequested string, err error) {
 	now := l.now()
-	err = l.tx(func(tx *sql.Tx) error {
+	err = l.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE runs SET lease_ms = ?, updated_ms = ? WHERE id = ? AND status = ?`,
 			ms(now.Add(l.lease)), ms(now), runID, string(RunRunning))
 		if err != nil {
@@ -370,12 +372,12 @@ func (l *Ledger) Heartbeat(runID string, children []Child) (stopRequested string
 
 // Finish records how a run settled, with the final snapshots of the
 // children that changed. final.Status must not be running.
-func (l *Ledger) Finish(final Run, children []Child) error {
+func (l *Ledger) Finish(ctx context.Context, final Run, children []Child) error {
 	if final.Status == RunRunning || !final.Status.Valid() {
 		return fmt.Errorf("a run cannot finish as %q", final.Status)
 	}
 	now := l.now()
-	return l.tx(func(tx *sql.Tx) error {
+	return l.tx(ctx, func(tx *sql.Tx) error {
 		if err := upsertChildren(tx, children, now); err != nil {
 			return err
 		}
@@ -438,8 +440,8 @@ func upsertChildren(tx *sql.Tx, children []Child, now time.Time) error {
 }
 
 // Note appends an entry to a run's timeline.
-func (l *Ledger) Note(runID string, kind Kind, detail string) error {
-	return l.tx(func(tx *sql.Tx) error {
+func (l *Ledger) Note(ctx context.Context, runID string, kind Kind, detail string) error {
+	return l.tx(ctx, func(tx *sql.Tx) error {
 		if err := requireRun(tx, runID); err != nil {
 			return err
 		}
@@ -468,11 +470,11 @@ func requireRun(tx *sql.Tx, runID string) error {
 //   - retry and follow_up change nothing but the timeline.
 //
 // It returns the transition and the run as it was before.
-func (l *Ledger) Apply(runID string, v Verb, detail string) (Transition, Run, error) {
+func (l *Ledger) Apply(ctx context.Context, runID string, v Verb, detail string) (Transition, Run, error) {
 	var t Transition
 	var before Run
 	now := l.now()
-	err := l.tx(func(tx *sql.Tx) error {
+	err := l.tx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if before, err = getRun(tx, runID); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package ledger_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -88,7 +89,7 @@ func TestOpen_RefusesANewerSchema(t *testing.T) {
 func TestARunsLifeInTheLedger(t *testing.T) {
 	c := &clock{t: time.Unix(1_800_000_000, 0)}
 	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), c)
-	if err := l.Begin(ledger.Run{ID: "wf_a", Owner: "cli", Name: "audit", Dir: "/runs/wf_a"}); err != nil {
+	if err := l.Begin(t.Context(), ledger.Run{ID: "wf_a", Owner: "cli", Name: "audit", Dir: "/runs/wf_a"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := l.Get("wf_a")
@@ -96,12 +97,12 @@ func TestARunsLifeInTheLedger(t *testing.T) {
 		t.Fatalf("%+v, %v", r, err)
 	}
 	c.add(5 * time.Second)
-	stop, err := l.Heartbeat("wf_a", []ledger.Child{{RunID: "wf_a", AgentID: "ag_1", Seq: 1, Label: "first", Status: ledger.ChildRunning, PromptExcerpt: "do it"}})
+	stop, err := l.Heartbeat(t.Context(), "wf_a", []ledger.Child{{RunID: "wf_a", AgentID: "ag_1", Seq: 1, Label: "first", Status: ledger.ChildRunning, PromptExcerpt: "do it"}})
 	if err != nil || stop != "" {
 		t.Fatalf("heartbeat: %q, %v", stop, err)
 	}
 	done := ledger.Child{RunID: "wf_a", AgentID: "ag_1", Seq: 1, Label: "first", Status: ledger.ChildCompleted, ResultExcerpt: "done", Usage: agentapi.Usage{InputTokens: 7}}
-	if err := l.Finish(ledger.Run{ID: "wf_a", Status: ledger.RunCompleted, StopReason: "completed", AgentsSpawned: 1,
+	if err := l.Finish(t.Context(), ledger.Run{ID: "wf_a", Status: ledger.RunCompleted, StopReason: "completed", AgentsSpawned: 1,
 		Agents: ledger.Counts{Completed: 1}, Usage: agentapi.Usage{InputTokens: 7}}, []ledger.Child{done}); err != nil {
 		t.Fatal(err)
 	}
@@ -127,16 +128,16 @@ func TestARunWhoseLeaseExpiredIsAbandonedOnTheNextOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	l := open(t, path, c)
 	for _, id := range []string{"wf_dead", "wf_alive"} {
-		if err := l.Begin(ledger.Run{ID: id, Owner: "cli", Name: "n"}); err != nil {
+		if err := l.Begin(t.Context(), ledger.Run{ID: id, Owner: "cli", Name: "n"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := l.Heartbeat(id, []ledger.Child{{RunID: id, AgentID: "ag", Seq: 1, Status: ledger.ChildRunning},
+		if _, err := l.Heartbeat(t.Context(), id, []ledger.Child{{RunID: id, AgentID: "ag", Seq: 1, Status: ledger.ChildRunning},
 			{RunID: id, AgentID: "ag2", Seq: 2, Status: ledger.ChildCompleted}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c.add(8 * time.Second)
-	if _, err := l.Heartbeat("wf_alive", nil); err != nil { // wf_dead's process has died: no more beats
+	if _, err := l.Heartbeat(t.Context(), "wf_alive", nil); err != nil { // wf_dead's process has died: no more beats
 		t.Fatal(err)
 	}
 	c.add(8 * time.Second) // past wf_dead's lease, within wf_alive's
@@ -155,7 +156,7 @@ func TestARunWhoseLeaseExpiredIsAbandonedOnTheNextOpen(t *testing.T) {
 	if last := tl[len(tl)-1]; last.Kind != ledger.KindAbandoned || !strings.Contains(last.Detail, "lease expired") {
 		t.Fatalf("timeline %+v", tl)
 	}
-	if _, err := l.Heartbeat("wf_dead", nil); err == nil || !strings.Contains(err.Error(), "no longer running") {
+	if _, err := l.Heartbeat(t.Context(), "wf_dead", nil); err == nil || !strings.Contains(err.Error(), "no longer running") {
 		t.Fatalf("a beat after abandonment: %v", err)
 	}
 }
@@ -163,44 +164,44 @@ func TestARunWhoseLeaseExpiredIsAbandonedOnTheNextOpen(t *testing.T) {
 func TestApply(t *testing.T) {
 	c := &clock{t: time.Unix(1_800_000_000, 0)}
 	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), c)
-	if err := l.Begin(ledger.Run{ID: "wf_a", Owner: "cli", Name: "n"}); err != nil {
+	if err := l.Begin(t.Context(), ledger.Run{ID: "wf_a", Owner: "cli", Name: "n"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("stop asks the run's process to cancel it", func(t *testing.T) {
-		tr, before, err := l.Apply("wf_a", ledger.Stop, "enough")
+		tr, before, err := l.Apply(t.Context(), "wf_a", ledger.Stop, "enough")
 		if err != nil || tr.To != ledger.RunCancelled || before.Status != ledger.RunRunning {
 			t.Fatalf("%+v %+v %v", tr, before, err)
 		}
-		stop, err := l.Heartbeat("wf_a", nil)
+		stop, err := l.Heartbeat(t.Context(), "wf_a", nil)
 		if err != nil || stop != "enough" {
 			t.Fatalf("the heartbeat returned %q, %v", stop, err)
 		}
 	})
 	t.Run("an illegal verb is refused and changes nothing", func(t *testing.T) {
-		if _, _, err := l.Apply("wf_a", ledger.Continue, ""); err == nil || !strings.Contains(err.Error(), "cannot continue run wf_a") {
+		if _, _, err := l.Apply(t.Context(), "wf_a", ledger.Continue, ""); err == nil || !strings.Contains(err.Error(), "cannot continue run wf_a") {
 			t.Fatalf("err = %v", err)
 		}
-		if _, _, err := l.Apply("wf_none", ledger.FollowUp, "x"); !errors.Is(err, ledger.ErrNotFound) {
+		if _, _, err := l.Apply(t.Context(), "wf_none", ledger.FollowUp, "x"); !errors.Is(err, ledger.ErrNotFound) {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("continue claims an abandoned run once", func(t *testing.T) {
 		c.add(time.Minute)
-		if n, err := l.Sweep(); err != nil || n != 1 {
+		if n, err := l.Sweep(t.Context()); err != nil || n != 1 {
 			t.Fatalf("swept %d, %v", n, err)
 		}
-		if _, _, err := l.Apply("wf_a", ledger.Continue, ""); err != nil {
+		if _, _, err := l.Apply(t.Context(), "wf_a", ledger.Continue, ""); err != nil {
 			t.Fatal(err)
 		}
 		if r, _ := l.Get("wf_a"); r.Status != ledger.RunRunning || !r.LeaseUntil.After(c.now()) {
 			t.Fatalf("continued run %+v", r)
 		}
-		if _, _, err := l.Apply("wf_a", ledger.Continue, ""); err == nil {
+		if _, _, err := l.Apply(t.Context(), "wf_a", ledger.Continue, ""); err == nil {
 			t.Fatal("a second continue was allowed")
 		}
 	})
 	t.Run("a note is on the timeline and the status stays", func(t *testing.T) {
-		if _, _, err := l.Apply("wf_a", ledger.FollowUp, "check the flaky test"); err != nil {
+		if _, _, err := l.Apply(t.Context(), "wf_a", ledger.FollowUp, "check the flaky test"); err != nil {
 			t.Fatal(err)
 		}
 		tl, _ := l.Timeline("wf_a")
@@ -219,12 +220,12 @@ func TestList_FiltersAndOrder(t *testing.T) {
 	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), c)
 	for i, name := range []string{"audit", "review", "audit"} {
 		id := fmt.Sprintf("wf_%d", i)
-		if err := l.Begin(ledger.Run{ID: id, Owner: "cli", Name: name}); err != nil {
+		if err := l.Begin(t.Context(), ledger.Run{ID: id, Owner: "cli", Name: name}); err != nil {
 			t.Fatal(err)
 		}
 		c.add(time.Second)
 	}
-	l.Finish(ledger.Run{ID: "wf_0", Status: ledger.RunFailed}, nil)
+	l.Finish(t.Context(), ledger.Run{ID: "wf_0", Status: ledger.RunFailed}, nil)
 	ids := func(f ledger.Filter) string {
 		runs, err := l.List(f)
 		if err != nil {
@@ -263,24 +264,25 @@ func writer() int {
 	}
 	defer l.Close()
 	prefix := os.Getenv("WFRUN_LEDGER_PREFIX")
+	ctx := context.Background()
 	n, _ := strconv.Atoi(os.Getenv("WFRUN_LEDGER_RUNS"))
 	for i := range n {
 		id := fmt.Sprintf("wf_%s%d", prefix, i)
-		if err := l.Begin(ledger.Run{ID: id, Owner: prefix, Name: "load"}); err != nil {
+		if err := l.Begin(ctx, ledger.Run{ID: id, Owner: prefix, Name: "load"}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		kids := []ledger.Child{{RunID: id, AgentID: "ag_1", Seq: 1, Status: ledger.ChildRunning}, {RunID: id, AgentID: "ag_2", Seq: 2, Status: ledger.ChildRunning}}
-		if _, err := l.Heartbeat(id, kids); err != nil {
+		if _, err := l.Heartbeat(ctx, id, kids); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		kids[0].Status, kids[1].Status = ledger.ChildCompleted, ledger.ChildFailed
-		if err := l.Finish(ledger.Run{ID: id, Status: ledger.RunCompleted}, kids); err != nil {
+		if err := l.Finish(ctx, ledger.Run{ID: id, Status: ledger.RunCompleted}, kids); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		if _, _, err := l.Apply(id, ledger.FollowUp, "note"); err != nil {
+		if _, _, err := l.Apply(ctx, id, ledger.FollowUp, "note"); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -329,5 +331,25 @@ func TestTwoProcessesWritingOneLedgerAtOnceDoNotCorruptIt(t *testing.T) {
 	var check string
 	if err := db.QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
 		t.Fatalf("integrity_check: %q, %v", check, err)
+	}
+}
+
+// A write runs under its caller's context: a caller that has given up
+// gets the context's error, and nothing is written.
+func TestAWriteHonoursItsCallersContext(t *testing.T) {
+	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), &clock{t: time.Unix(1000, 0)})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := l.Begin(ctx, ledger.Run{ID: "wf_gone"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Begin with a cancelled context: %v, want context.Canceled", err)
+	}
+	if _, err := l.Get("wf_gone"); err == nil {
+		t.Fatal("the run was written although its caller had cancelled")
+	}
+	if _, err := l.CreateSubagent(ctx, ledger.Subagent{ID: "sa_gone", Owner: "mcp", Provider: "fake"}, "sh_1", "hello"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CreateSubagent (a durable write) with a cancelled context: %v, want context.Canceled", err)
+	}
+	if err := l.Begin(t.Context(), ledger.Run{ID: "wf_here"}); err != nil {
+		t.Fatalf("a write after a cancelled durable one: %v", err)
 	}
 }

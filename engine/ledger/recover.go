@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -42,9 +43,9 @@ func markAbandoned(tx *sql.Tx, runID string, now time.Time, detail string) error
 // running under process pid on host: the caller has seen that process
 // gone (and its run lock free). A run that another process has claimed
 // since (continue) is left alone; ok says whether the run was marked.
-func (l *Ledger) Abandon(runID string, pid int, host, detail string) (ok bool, err error) {
+func (l *Ledger) Abandon(ctx context.Context, runID string, pid int, host, detail string) (ok bool, err error) {
 	now := l.now()
-	err = l.tx(func(tx *sql.Tx) error {
+	err = l.tx(ctx, func(tx *sql.Tx) error {
 		var one int
 		err := tx.QueryRow(`SELECT 1 FROM runs WHERE id = ? AND status = ? AND pid = ? AND host = ?`,
 			runID, string(RunRunning), pid, host).Scan(&one)
@@ -64,7 +65,7 @@ func (l *Ledger) Abandon(runID string, pid int, host, detail string) (ok bool, e
 // folder, with its children, and notes on its timeline that it was
 // rebuilt. A run the ledger holds already is left as it is; ok says
 // whether the row was written.
-func (l *Ledger) Restore(r Run, children []Child) (ok bool, err error) {
+func (l *Ledger) Restore(ctx context.Context, r Run, children []Child) (ok bool, err error) {
 	if !r.Status.Valid() {
 		return false, fmt.Errorf("a run cannot be restored as %q", r.Status)
 	}
@@ -79,7 +80,7 @@ func (l *Ledger) Restore(r Run, children []Child) (ok bool, err error) {
 	if r.EndedAt != nil {
 		ended = ms(*r.EndedAt)
 	}
-	err = l.tx(func(tx *sql.Tx) error {
+	err = l.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT OR IGNORE INTO runs (id, parent_run, owner, name, status, stop_reason, error_code, error,
 			agents_spawned, completed, failed, timed_out, cancelled, replayed, input_tokens, output_tokens, cost_usd,
 			created_ms, updated_ms, ended_ms, lease_ms, pid, host, dir)

@@ -37,11 +37,11 @@ type SubagentStatus string
 // The sub-agent statuses. running, idle and ready are its ordinary life;
 // failed and cancelled end it.
 const (
-	SubagentRunning   SubagentStatus = "running"   // loaded, a turn is running
-	SubagentIdle      SubagentStatus = "idle"      // loaded, between turns
-	SubagentReady     SubagentStatus = "ready"     // in storage only: a message wakes it
-	SubagentFailed    SubagentStatus = "failed"    // its provider broke or its history cannot be resumed
-	SubagentCancelled SubagentStatus = "cancelled" // closed by its parent
+	SubagentRunning   SubagentStatus = "running"                                // loaded, a turn is running
+	SubagentIdle      SubagentStatus = "idle"                                   // loaded, between turns
+	SubagentReady     SubagentStatus = "ready"                                  // in storage only: a message wakes it
+	SubagentFailed    SubagentStatus = SubagentStatus(agentapi.StatusFailed)    // its provider broke or its history cannot be resumed
+	SubagentCancelled SubagentStatus = SubagentStatus(agentapi.StatusCancelled) // closed by its parent
 )
 
 // Ended reports whether s ends the sub-agent's life.
@@ -57,24 +57,20 @@ func (s SubagentStatus) Valid() bool {
 }
 
 // TurnStatus is where one accepted message is: queued, running, or how
-// its turn ended.
-type TurnStatus string
+// its turn ended. A turn lives as a child does, so it has a child's
+// statuses, queued standing for pending.
+type TurnStatus = ChildStatus
 
-// The turn statuses: queued until the sub-agent takes it up, running, then
-// one of the outcomes of a child (agentapi.Status), or abandoned when the
-// process running it died.
+// The turn statuses.
 const (
 	TurnQueued    TurnStatus = "queued"
-	TurnRunning   TurnStatus = "running"
-	TurnCompleted TurnStatus = "completed"
-	TurnFailed    TurnStatus = "failed"
-	TurnTimedOut  TurnStatus = "timed_out"
-	TurnCancelled TurnStatus = "cancelled"
-	TurnAbandoned TurnStatus = "abandoned"
+	TurnRunning              = ChildRunning
+	TurnCompleted            = ChildCompleted
+	TurnFailed               = ChildFailed
+	TurnTimedOut             = ChildTimedOut
+	TurnCancelled            = ChildCancelled
+	TurnAbandoned            = ChildAbandoned
 )
-
-// Ended reports whether the turn is over.
-func (s TurnStatus) Ended() bool { return s != TurnQueued && s != TurnRunning }
 
 // ReportRunes is how much of a turn's answer a sub-agent's row keeps as
 // its last report; the turn's row keeps it whole.
@@ -137,8 +133,7 @@ type Turn struct {
 // durableTx runs fn in a write transaction whose commit is fsynced
 // (synchronous FULL on a connection of its own): what it writes survives
 // a crash of the machine, not only of the process, before it returns.
-func (l *Ledger) durableTx(fn func(*sql.Tx) error) error {
-	ctx := context.Background()
+func (l *Ledger) durableTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	conn, err := l.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -147,21 +142,22 @@ func (l *Ledger) durableTx(fn func(*sql.Tx) error) error {
 	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = FULL"); err != nil {
 		return err
 	}
-	defer conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL")
+	// The connection goes back to the pool at NORMAL even when ctx ends.
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = NORMAL")
 	return inTx(ctx, conn, fn)
 }
 
 // CreateSubagent records a sub-agent that this process (holder) has just
 // loaded, idle, with its first message queued as turn 1, in one durable
 // transaction. s.Seq is assigned; the rest of s is its writer's.
-func (l *Ledger) CreateSubagent(s Subagent, holder, first string) (Subagent, error) {
+func (l *Ledger) CreateSubagent(ctx context.Context, s Subagent, holder, first string) (Subagent, error) {
 	now := l.now()
 	host, _ := os.Hostname()
 	req := string(s.Request)
 	if req == "" {
 		req = "{}"
 	}
-	err := l.durableTx(func(tx *sql.Tx) error {
+	err := l.durableTx(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRow(`SELECT COALESCE(MAX(seq), 0) + 1 FROM subagents`).Scan(&s.Seq); err != nil {
 			return err
 		}
@@ -186,9 +182,9 @@ func (l *Ledger) CreateSubagent(s Subagent, holder, first string) (Subagent, err
 // durable transaction, and returns the turn's number. It refuses a
 // sub-agent that has ended, one that holder does not hold, and an inbox
 // that already holds maxQueued messages not yet taken up (0: no limit).
-func (l *Ledger) Enqueue(id, holder, message string, maxQueued int) (int, error) {
+func (l *Ledger) Enqueue(ctx context.Context, id, holder, message string, maxQueued int) (int, error) {
 	var n int
-	err := l.durableTx(func(tx *sql.Tx) error {
+	err := l.durableTx(ctx, func(tx *sql.Tx) error {
 		s, err := getSubagent(tx, id)
 		if err != nil {
 			return err
@@ -233,9 +229,9 @@ func (e *InboxFullError) Error() string {
 // ClaimTurn takes up the oldest queued message of a sub-agent that holder
 // holds: the turn becomes running and so does the sub-agent. ok is false
 // when nothing is queued.
-func (l *Ledger) ClaimTurn(id, holder string) (t Turn, ok bool, err error) {
+func (l *Ledger) ClaimTurn(ctx context.Context, id, holder string) (t Turn, ok bool, err error) {
 	now := l.now()
-	err = l.tx(func(tx *sql.Tx) error {
+	err = l.tx(ctx, func(tx *sql.Tx) error {
 		row := tx.QueryRow(`SELECT `+turnColumns+` FROM subagent_turns WHERE subagent_id = ? AND status = ? ORDER BY turn LIMIT 1`,
 			id, string(TurnQueued))
 		t, err = scanTurn(row)
@@ -271,12 +267,12 @@ func (l *Ledger) ClaimTurn(id, holder string) (t Turn, ok bool, err error) {
 // saves history (the provider's snapshot after the turn; nil keeps the one
 // saved before), all in one transaction. The sub-agent is idle again
 // unless it has ended meanwhile. wt is its worktree, if it has one.
-func (l *Ledger) FinishTurn(id string, t Turn, history json.RawMessage, wt *agentapi.Worktree) error {
+func (l *Ledger) FinishTurn(ctx context.Context, id string, t Turn, history json.RawMessage, wt *agentapi.Worktree) error {
 	if !t.Status.Ended() {
 		return fmt.Errorf("a turn cannot finish as %q", t.Status)
 	}
 	now := l.now()
-	return l.tx(func(tx *sql.Tx) error {
+	return l.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.Exec(`UPDATE subagent_turns SET status = ?, text = ?, output = ?, failure = ?, error = ?, note = ?,
 			input_tokens = ?, output_tokens = ?, cost_usd = ?, ended_ms = ? WHERE subagent_id = ? AND turn = ?`,
 			string(t.Status), t.Text, string(t.Output), t.Failure, t.Error, t.Note, t.Usage.InputTokens, t.Usage.OutputTokens,
@@ -315,12 +311,12 @@ func (l *Ledger) FinishTurn(id string, t Turn, history json.RawMessage, wt *agen
 // It refuses a sub-agent that has ended or that another live process
 // holds, with a sentence. It returns the row as it is now and the saved
 // history (nil when no turn has ended yet).
-func (l *Ledger) HoldSubagent(id, holder string) (Subagent, json.RawMessage, error) {
+func (l *Ledger) HoldSubagent(ctx context.Context, id, holder string) (Subagent, json.RawMessage, error) {
 	var s Subagent
 	var history json.RawMessage
 	now := l.now()
 	host, _ := os.Hostname()
-	err := l.tx(func(tx *sql.Tx) error {
+	err := l.tx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if s, err = getSubagent(tx, id); err != nil {
 			return err
@@ -373,8 +369,8 @@ func abandonTurns(tx *sql.Tx, id string, now time.Time) error {
 
 // ReleaseSubagent unloads a sub-agent holder holds: it is ready again,
 // held by nobody. A sub-agent that has ended keeps its status.
-func (l *Ledger) ReleaseSubagent(id, holder string) error {
-	return l.tx(func(tx *sql.Tx) error {
+func (l *Ledger) ReleaseSubagent(ctx context.Context, id, holder string) error {
+	return l.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE subagents SET status = CASE WHEN status IN (?, ?) THEN ? ELSE status END,
 			holder = '', lease_ms = 0, updated_ms = ? WHERE id = ? AND holder = ?`,
 			string(SubagentRunning), string(SubagentIdle), string(SubagentReady), ms(l.now()), id, holder)
@@ -383,9 +379,9 @@ func (l *Ledger) ReleaseSubagent(id, holder string) error {
 }
 
 // RenewSubagents extends the lease of every sub-agent holder holds.
-func (l *Ledger) RenewSubagents(holder string) error {
+func (l *Ledger) RenewSubagents(ctx context.Context, holder string) error {
 	now := l.now()
-	return l.tx(func(tx *sql.Tx) error {
+	return l.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE subagents SET lease_ms = ? WHERE holder = ? AND status IN (?, ?)`,
 			ms(now.Add(l.lease)), holder, string(SubagentRunning), string(SubagentIdle))
 		return err
@@ -395,10 +391,10 @@ func (l *Ledger) RenewSubagents(holder string) error {
 // SweepSubagents makes ready every loaded sub-agent whose holder's lease
 // has expired (its process died), abandoning the turn it was running, and
 // returns how many it found.
-func (l *Ledger) SweepSubagents() (int, error) {
+func (l *Ledger) SweepSubagents(ctx context.Context) (int, error) {
 	now := l.now()
 	var n int
-	err := l.tx(func(tx *sql.Tx) error {
+	err := l.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.Query(`SELECT id FROM subagents WHERE status IN (?, ?) AND lease_ms < ?`,
 			string(SubagentRunning), string(SubagentIdle), ms(now))
 		ids, err := scanAll(rows, err, func(s scanner) (id string, err error) { return id, s.Scan(&id) })
@@ -423,12 +419,12 @@ func (l *Ledger) SweepSubagents() (int, error) {
 // EndSubagent ends a sub-agent's life with status (failed or cancelled)
 // and reason: the messages still queued are cancelled with it, and nobody
 // holds it any more. A sub-agent that has already ended is left alone.
-func (l *Ledger) EndSubagent(id string, status SubagentStatus, reason string) error {
+func (l *Ledger) EndSubagent(ctx context.Context, id string, status SubagentStatus, reason string) error {
 	if !status.Ended() {
 		return fmt.Errorf("a sub-agent cannot end as %q", status)
 	}
 	now := l.now()
-	return l.tx(func(tx *sql.Tx) error {
+	return l.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE subagents SET status = ?, last_error = CASE WHEN ? != '' THEN ? ELSE last_error END,
 			holder = '', lease_ms = 0, updated_ms = ?, ended_ms = ? WHERE id = ? AND status NOT IN (?, ?)`,
 			string(status), reason, reason, ms(now), ms(now), id, string(SubagentFailed), string(SubagentCancelled))
@@ -447,12 +443,12 @@ func (l *Ledger) EndSubagent(id string, status SubagentStatus, reason string) er
 
 // SetSubagentWorktree records the worktree a sub-agent left when it ended
 // (nil: none, it was removed).
-func (l *Ledger) SetSubagentWorktree(id string, wt *agentapi.Worktree) error {
+func (l *Ledger) SetSubagentWorktree(ctx context.Context, id string, wt *agentapi.Worktree) error {
 	var path, branch string
 	if wt != nil {
 		path, branch = wt.Path, wt.Branch
 	}
-	return l.tx(func(tx *sql.Tx) error {
+	return l.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE subagents SET worktree_path = ?, worktree_branch = ?, updated_ms = ? WHERE id = ?`,
 			path, branch, ms(l.now()), id)
 		return err

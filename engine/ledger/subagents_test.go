@@ -14,7 +14,7 @@ import (
 
 func newSubagent(t *testing.T, l *ledger.Ledger, id, holder string) ledger.Subagent {
 	t.Helper()
-	s, err := l.CreateSubagent(ledger.Subagent{ID: id, Owner: "mcp", Depth: 1, Provider: "fake", Label: "research",
+	s, err := l.CreateSubagent(t.Context(), ledger.Subagent{ID: id, Owner: "mcp", Depth: 1, Provider: "fake", Label: "research",
 		Request: json.RawMessage(`{"prompt":"research A"}`)}, holder, "research A")
 	if err != nil {
 		t.Fatal(err)
@@ -30,29 +30,29 @@ func TestASubagentsTurnsInTheLedger(t *testing.T) {
 	if first.Seq != 1 || second.Seq != 2 || first.Status != ledger.SubagentIdle || first.Turns != 1 {
 		t.Fatalf("created %+v, %+v", first, second)
 	}
-	turn, ok, err := l.ClaimTurn("sa_1", "p1")
+	turn, ok, err := l.ClaimTurn(t.Context(), "sa_1", "p1")
 	if err != nil || !ok || turn.N != 1 || turn.Message != "research A" || turn.Status != ledger.TurnRunning {
 		t.Fatalf("claim: %+v %v %v", turn, ok, err)
 	}
-	if n, err := l.Enqueue("sa_1", "p1", "also check arxiv", 0); err != nil || n != 2 {
+	if n, err := l.Enqueue(t.Context(), "sa_1", "p1", "also check arxiv", 0); err != nil || n != 2 {
 		t.Fatalf("enqueue: %d %v", n, err)
 	}
 	if s, _ := l.GetSubagent("sa_1"); s.Status != ledger.SubagentRunning || s.Turns != 2 {
 		t.Fatalf("during turn 1: %+v", s)
 	}
 	turn.Status, turn.Text, turn.Usage = ledger.TurnCompleted, "A is old", agentapi.Usage{InputTokens: 10, OutputTokens: 2}
-	if err := l.FinishTurn("sa_1", turn, json.RawMessage(`{"v":1}`), &agentapi.Worktree{Path: "/w", Branch: "wfrun/sa_1"}); err != nil {
+	if err := l.FinishTurn(t.Context(), "sa_1", turn, json.RawMessage(`{"v":1}`), &agentapi.Worktree{Path: "/w", Branch: "wfrun/sa_1"}); err != nil {
 		t.Fatal(err)
 	}
-	next, ok, _ := l.ClaimTurn("sa_1", "p1")
+	next, ok, _ := l.ClaimTurn(t.Context(), "sa_1", "p1")
 	if !ok || next.N != 2 || next.Message != "also check arxiv" {
 		t.Fatalf("the follow-up is not turn two: %+v", next)
 	}
 	next.Status, next.Error = ledger.TurnCancelled, "interrupted"
-	if err := l.FinishTurn("sa_1", next, json.RawMessage(`{"v":2}`), nil); err != nil {
+	if err := l.FinishTurn(t.Context(), "sa_1", next, json.RawMessage(`{"v":2}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := l.ClaimTurn("sa_1", "p1"); ok {
+	if _, ok, _ := l.ClaimTurn(t.Context(), "sa_1", "p1"); ok {
 		t.Fatal("claimed a turn from an empty inbox")
 	}
 	s, _ := l.GetSubagent("sa_1")
@@ -75,20 +75,20 @@ func TestASubagentWhoseProcessDiedIsReadyWithItsHistory(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	l := open(t, path, c)
 	newSubagent(t, l, "sa_1", "dead")
-	turn, _, _ := l.ClaimTurn("sa_1", "dead")
+	turn, _, _ := l.ClaimTurn(t.Context(), "sa_1", "dead")
 	turn.Status, turn.Text = ledger.TurnCompleted, "done"
-	_ = l.FinishTurn("sa_1", turn, json.RawMessage(`{"history":1}`), nil)
-	_, _ = l.Enqueue("sa_1", "dead", "second", 0)
-	_, _, _ = l.ClaimTurn("sa_1", "dead")
+	_ = l.FinishTurn(t.Context(), "sa_1", turn, json.RawMessage(`{"history":1}`), nil)
+	_, _ = l.Enqueue(t.Context(), "sa_1", "dead", "second", 0)
+	_, _, _ = l.ClaimTurn(t.Context(), "sa_1", "dead")
 
 	// Another process while the lease holds: refused.
-	_, _, err := l.HoldSubagent("sa_1", "alive")
+	_, _, err := l.HoldSubagent(t.Context(), "sa_1", "alive")
 	var held *ledger.HeldError
 	if !errors.As(err, &held) || !strings.Contains(err.Error(), "loaded by another wfrun process") {
 		t.Fatalf("holding a live process's sub-agent: %v", err)
 	}
 	c.add(11 * time.Second)
-	if n, err := l.SweepSubagents(); err != nil || n != 1 {
+	if n, err := l.SweepSubagents(t.Context()); err != nil || n != 1 {
 		t.Fatalf("sweep: %d %v", n, err)
 	}
 	s, _ := l.GetSubagent("sa_1")
@@ -98,14 +98,14 @@ func TestASubagentWhoseProcessDiedIsReadyWithItsHistory(t *testing.T) {
 	if t2, _ := l.GetTurn("sa_1", 2); t2.Status != ledger.TurnAbandoned || !strings.Contains(t2.Error, "send the message again") {
 		t.Fatalf("the running turn: %+v", t2)
 	}
-	got, history, err := l.HoldSubagent("sa_1", "alive")
+	got, history, err := l.HoldSubagent(t.Context(), "sa_1", "alive")
 	if err != nil || got.Status != ledger.SubagentIdle || string(history) != `{"history":1}` {
 		t.Fatalf("hold: %+v %s %v", got, history, err)
 	}
-	if _, err := l.Enqueue("sa_1", "dead", "from the dead", 0); err == nil {
+	if _, err := l.Enqueue(t.Context(), "sa_1", "dead", "from the dead", 0); err == nil {
 		t.Fatal("a process that no longer holds the sub-agent enqueued to it")
 	}
-	if err := l.ReleaseSubagent("sa_1", "alive"); err != nil {
+	if err := l.ReleaseSubagent(t.Context(), "sa_1", "alive"); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := l.GetSubagent("sa_1"); s.Status != ledger.SubagentReady {
@@ -117,21 +117,21 @@ func TestAnEndedSubagentTakesNoMessagesAndItsInboxIsCancelled(t *testing.T) {
 	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), nil)
 	newSubagent(t, l, "sa_1", "p")
 	for i := 0; i < 2; i++ {
-		if _, err := l.Enqueue("sa_1", "p", "more", 3); err != nil {
+		if _, err := l.Enqueue(t.Context(), "sa_1", "p", "more", 3); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var full *ledger.InboxFullError
-	if _, err := l.Enqueue("sa_1", "p", "one too many", 3); !errors.As(err, &full) || full.Queued != 3 {
+	if _, err := l.Enqueue(t.Context(), "sa_1", "p", "one too many", 3); !errors.As(err, &full) || full.Queued != 3 {
 		t.Fatalf("a full inbox: %v", err)
 	}
-	if err := l.EndSubagent("sa_1", ledger.SubagentCancelled, "closed by its parent"); err != nil {
+	if err := l.EndSubagent(t.Context(), "sa_1", ledger.SubagentCancelled, "closed by its parent"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Enqueue("sa_1", "p", "late", 0); err == nil || !strings.Contains(err.Error(), "takes no more messages") {
+	if _, err := l.Enqueue(t.Context(), "sa_1", "p", "late", 0); err == nil || !strings.Contains(err.Error(), "takes no more messages") {
 		t.Fatalf("enqueue after the end: %v", err)
 	}
-	if _, _, err := l.HoldSubagent("sa_1", "p"); err == nil {
+	if _, _, err := l.HoldSubagent(t.Context(), "sa_1", "p"); err == nil {
 		t.Fatal("an ended sub-agent was held")
 	}
 	turns, _ := l.Turns("sa_1")
@@ -152,13 +152,13 @@ func TestAnEndedSubagentTakesNoMessagesAndItsInboxIsCancelled(t *testing.T) {
 func TestALongAnswerIsCutInTheLastReportAndKeptWholeInItsTurn(t *testing.T) {
 	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), nil)
 	newSubagent(t, l, "sa_1", "p1")
-	turn, ok, err := l.ClaimTurn("sa_1", "p1")
+	turn, ok, err := l.ClaimTurn(t.Context(), "sa_1", "p1")
 	if err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	answer := strings.Repeat("é", ledger.ReportRunes+500)
 	turn.Status, turn.Text = ledger.TurnCompleted, answer
-	if err := l.FinishTurn("sa_1", turn, nil, nil); err != nil {
+	if err := l.FinishTurn(t.Context(), "sa_1", turn, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := l.GetSubagent("sa_1")
@@ -172,7 +172,7 @@ func TestALongAnswerIsCutInTheLastReportAndKeptWholeInItsTurn(t *testing.T) {
 
 func TestEmptyListingsAreEmptyNotNil(t *testing.T) {
 	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), nil)
-	if err := l.Begin(ledger.Run{ID: "wf_0000000000000001", Owner: "cli", Name: "quiet"}); err != nil {
+	if err := l.Begin(t.Context(), ledger.Run{ID: "wf_0000000000000001", Owner: "cli", Name: "quiet"}); err != nil {
 		t.Fatal(err)
 	}
 	runs, err := l.List(ledger.Filter{Owner: "nobody"})

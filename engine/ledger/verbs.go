@@ -1,16 +1,21 @@
 package ledger
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/wfrun/wfrun/agentapi"
+)
 
 // RunStatus is where a run is in its life, as the ledger records it.
 type RunStatus string
 
-// The run statuses.
+// The run statuses: running, then how the run ended, in the words of a
+// child's outcome (agentapi.Status), or abandoned.
 const (
 	RunRunning   RunStatus = "running"
-	RunCompleted RunStatus = "completed"
-	RunFailed    RunStatus = "failed"
-	RunCancelled RunStatus = "cancelled"
+	RunCompleted           = RunStatus(agentapi.StatusCompleted)
+	RunFailed              = RunStatus(agentapi.StatusFailed)
+	RunCancelled           = RunStatus(agentapi.StatusCancelled)
 	RunAbandoned RunStatus = "abandoned" // its process died without settling it
 )
 
@@ -28,24 +33,26 @@ func (s RunStatus) Valid() bool {
 	return false
 }
 
-// ChildStatus is where a child is in its life.
+// ChildStatus is where a child of a run, or a turn of a sub-agent
+// (TurnStatus), is in its life.
 type ChildStatus string
 
-// The child statuses: a child is pending until it holds a slot, running
-// until it ends, and then one of the four outcomes of agent.end, or
-// abandoned when its run was.
+// The child statuses: a child is pending until it holds a slot (a turn is
+// queued until its sub-agent takes it up), running until it ends, and then
+// one of the four outcomes of agent.end (the words of agentapi.Status), or
+// abandoned when the process running it died.
 const (
 	ChildPending   ChildStatus = "pending"
 	ChildRunning   ChildStatus = "running"
-	ChildCompleted ChildStatus = "completed"
-	ChildFailed    ChildStatus = "failed"
-	ChildCancelled ChildStatus = "cancelled"
-	ChildTimedOut  ChildStatus = "timed_out"
-	ChildAbandoned ChildStatus = "abandoned"
+	ChildCompleted             = ChildStatus(agentapi.StatusCompleted)
+	ChildFailed                = ChildStatus(agentapi.StatusFailed)
+	ChildCancelled             = ChildStatus(agentapi.StatusCancelled)
+	ChildTimedOut              = ChildStatus(agentapi.StatusTimedOut)
+	ChildAbandoned             = ChildStatus(RunAbandoned)
 )
 
 // Ended reports whether s is a final status.
-func (s ChildStatus) Ended() bool { return s != ChildPending && s != ChildRunning }
+func (s ChildStatus) Ended() bool { return s != ChildPending && s != TurnQueued && s != ChildRunning }
 
 // Verb is a control verb on a run.
 type Verb string

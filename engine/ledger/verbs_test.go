@@ -77,3 +77,24 @@ func TestDecide_UnknownStatusesAndVerbsAreRefused(t *testing.T) {
 		t.Errorf("an unknown verb: %v", err)
 	}
 }
+
+// The statuses are stored in the ledger and shown in JSON: their words
+// never change, whichever constant they are spelled from.
+func TestTheStatusWordsStay(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{string(RunRunning), "running"}, {string(RunCompleted), "completed"}, {string(RunFailed), "failed"},
+		{string(RunCancelled), "cancelled"}, {string(RunAbandoned), "abandoned"},
+		{string(ChildPending), "pending"}, {string(ChildRunning), "running"}, {string(ChildCompleted), "completed"},
+		{string(ChildFailed), "failed"}, {string(ChildCancelled), "cancelled"}, {string(ChildTimedOut), "timed_out"},
+		{string(ChildAbandoned), "abandoned"},
+		{string(SubagentRunning), "running"}, {string(SubagentIdle), "idle"}, {string(SubagentReady), "ready"},
+		{string(SubagentFailed), "failed"}, {string(SubagentCancelled), "cancelled"},
+		{string(TurnQueued), "queued"}, {string(TurnRunning), "running"}, {string(TurnCompleted), "completed"},
+		{string(TurnFailed), "failed"}, {string(TurnTimedOut), "timed_out"}, {string(TurnCancelled), "cancelled"},
+		{string(TurnAbandoned), "abandoned"},
+	} {
+		if c.got != c.want {
+			t.Errorf("a status says %q, want %q", c.got, c.want)
+		}
+	}
+}

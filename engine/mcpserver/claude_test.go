@@ -35,7 +35,7 @@ func claudeServer(t *testing.T) (*mcpserver.Server, string) {
 			t.Fatal(err)
 		}
 	}
-	rules, err := fake.ParseRules([]byte(slowRules))
+	rules, err := fake.Parse([]byte(slowRules))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ const slowRules = `{"rules":[{"match":"^slow","delayMs":30000}]}`
 // every run's events checked when the test ends.
 func newServer(t *testing.T, opts mcpserver.Options) (*mcpserver.Server, *engine.Engine) {
 	t.Helper()
-	rules, err := fake.ParseRules([]byte(slowRules))
+	rules, err := fake.Parse([]byte(slowRules))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wfrun/wfrun/internal/human"
+	"github.com/wfrun/wfrun/internal/strictjson"
 )
 
 // MaxLineBytes is the longest line LineTransport reads as a message: the
@@ -149,10 +150,9 @@ func (r *lineReader) check(line []byte, tooLong bool) []byte {
 		return refusal(nil, jsonrpc.CodeInvalidRequest, "invalid request: line %d is longer than %s; send smaller messages", r.line, human.Bytes(MaxLineBytes))
 	}
 	if !json.Valid(line) {
-		var e *json.SyntaxError
 		err := json.Unmarshal(line, new(any))
-		if errors.As(err, &e) {
-			err = fmt.Errorf("%v at byte %d", e, e.Offset)
+		if p := strictjson.Explain(err, nil); p.Kind == strictjson.Syntax {
+			err = fmt.Errorf("%v at byte %d", err, p.Offset)
 		}
 		return refusal(nil, jsonrpc.CodeParseError, "parse error: line %d is not JSON (%v); send one JSON-RPC message per line", r.line, err)
 	}

@@ -23,7 +23,7 @@ import (
 // runs; the manager closes before the engine.
 func subagentServer(t *testing.T, owner string) (*mcpserver.Server, *engine.Engine) {
 	t.Helper()
-	rules, err := fake.ParseRules([]byte(`{"rules":[{"match":"^slow","delayMs":200}]}`))
+	rules, err := fake.Parse([]byte(`{"rules":[{"match":"^slow","delayMs":200}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

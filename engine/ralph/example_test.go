@@ -12,7 +12,7 @@ import (
 // A loop whose second round completes the objective. The fake provider
 // stands in for a real one; its rules answer each round with a handoff.
 func ExampleRun() {
-	rules, _ := fake.ParseRules([]byte(`{"rules":[
+	rules, _ := fake.Parse([]byte(`{"rules":[
 	  {"match":"^You are round 1 of","reply":{"status":"continue","summary":"drafted the README","evidence":[],"nextSteps":["add the examples"]}},
 	  {"match":"^You are round 2 of","reply":{"status":"complete","summary":"added the examples","evidence":["README.md has three runnable examples"],"nextSteps":[]}}
 	]}`))

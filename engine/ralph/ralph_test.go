@@ -33,7 +33,7 @@ func rounds(t *testing.T, extra string, handoffs ...string) *fake.Rules {
 	for i, h := range handoffs {
 		rules = append(rules, fmt.Sprintf(`{"match":"^You are round %d of","reply":%s,"usage":{"inputTokens":100,"outputTokens":10}}`, i+1, h))
 	}
-	r, err := fake.ParseRules([]byte(`{"rules":[` + strings.Join(rules, ",") + `]}`))
+	r, err := fake.Parse([]byte(`{"rules":[` + strings.Join(rules, ",") + `]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

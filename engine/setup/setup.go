@@ -179,7 +179,7 @@ func DefaultProvider(providers []agentapi.Provider) (name, notice string) {
 // commandProvider builds the command provider of o.CommandSpec, in the
 // sandboxed workspace when its spec asks for the sandbox.
 func commandProvider(o Options) (agentapi.Provider, error) {
-	spec, err := commandprovider.LoadSpec(o.CommandSpec)
+	spec, err := commandprovider.Load(o.CommandSpec)
 	if err != nil {
 		return nil, wferr.New(wferr.InvalidRequest, "--command-spec: %v", err)
 	}
@@ -205,7 +205,7 @@ func acpProviders(o Options) ([]agentapi.Provider, error) {
 	agents := map[string]acp.Agent{}
 	var names []string
 	if o.ACPConfig != "" {
-		f, err := acp.LoadFile(o.ACPConfig)
+		f, err := acp.Load(o.ACPConfig)
 		if err != nil {
 			return nil, wferr.New(wferr.InvalidRequest, "--acp-config: %v", err)
 		}
@@ -243,7 +243,7 @@ func acpProviders(o Options) ([]agentapi.Provider, error) {
 
 // mcpToolbox starts the MCP servers of the file path.
 func mcpToolbox(ctx context.Context, path string) (*mcptools.Toolbox, error) {
-	mc, err := mcptools.LoadConfig(path)
+	mc, err := mcptools.Load(path)
 	if err != nil {
 		return nil, wferr.New(wferr.InvalidRequest, "--mcp-config: %v", err)
 	}

@@ -98,7 +98,7 @@ func (m *Manager) work(c *child, done chan struct{}) {
 			c.idle(m)
 			return
 		}
-		t, ok, err := m.led.ClaimTurn(c.row.ID, m.holder)
+		t, ok, err := m.led.ClaimTurn(m.ctx, c.row.ID, m.holder)
 		if err != nil {
 			// Ended meanwhile (closed), or the ledger failed: either way
 			// no turn can be recorded, so none runs.
@@ -155,7 +155,7 @@ func (c *child) finish(m *Manager, keep bool) {
 	c.unlock()
 	kept := c.conv.Close(context.Background(), keep)
 	if !keep {
-		_ = m.led.SetSubagentWorktree(c.row.ID, kept)
+		_ = m.led.SetSubagentWorktree(m.record, c.row.ID, kept)
 	}
 }
 
@@ -196,7 +196,7 @@ func (m *Manager) runTurn(c *child, t ledger.Turn) bool {
 	if serr != nil {
 		history = nil // the history saved after the last turn stays
 	}
-	ferr := m.led.FinishTurn(c.row.ID, t, history, res.Worktree)
+	ferr := m.led.FinishTurn(m.record, c.row.ID, t, history, res.Worktree)
 	queued, _ := m.led.Queued(c.row.ID)
 
 	c.lock()
@@ -222,7 +222,7 @@ func (m *Manager) runTurn(c *child, t ledger.Turn) bool {
 // end ends a child's life from its own worker: it is recorded as status,
 // it is unloaded, and the worker stops, closing its conversation.
 func (m *Manager) end(c *child, status Status, reason string) {
-	_ = m.led.EndSubagent(c.row.ID, status, reason)
+	_ = m.led.EndSubagent(m.record, c.row.ID, status, reason)
 	m.mu.Lock()
 	delete(m.children, c.row.ID)
 	m.mu.Unlock()
@@ -245,7 +245,7 @@ func (c *child) unload(m *Manager) {
 		return
 	}
 	c.finish(m, true)
-	_ = m.led.ReleaseSubagent(c.row.ID, m.holder)
+	_ = m.led.ReleaseSubagent(m.record, c.row.ID, m.holder)
 }
 
 // loaded returns the child id if this process has it loaded, else nil.
@@ -306,7 +306,7 @@ func (m *Manager) load(ctx context.Context, id string) (*child, error) {
 
 // wake holds a ready child and resumes its conversation.
 func (m *Manager) wake(ctx context.Context, id string) (*child, error) {
-	row, history, err := m.led.HoldSubagent(id, m.holder)
+	row, history, err := m.led.HoldSubagent(ctx, id, m.holder)
 	if err != nil {
 		var held *ledger.HeldError
 		if errors.As(err, &held) {
@@ -314,7 +314,7 @@ func (m *Manager) wake(ctx context.Context, id string) (*child, error) {
 		}
 		return nil, wferr.Wrap(wferr.InvalidRequest, err, "the sub-agent %s cannot be woken: %v", id, err)
 	}
-	release := func() { _ = m.led.ReleaseSubagent(id, m.holder) }
+	release := func() { _ = m.led.ReleaseSubagent(context.WithoutCancel(ctx), id, m.holder) }
 	var req StartRequest
 	if err := json.Unmarshal(row.Request, &req); err != nil {
 		release()

@@ -70,7 +70,7 @@ func (m *Manager) List(caller Caller, scope Scope) ([]Entry, error) {
 	default:
 		return nil, wferr.New(wferr.InvalidRequest, "scope must be %q or %q, not %q", ScopeChildren, ScopeDescendants, scope)
 	}
-	_, _ = m.led.SweepSubagents() // a child whose process died shows as ready
+	_, _ = m.led.SweepSubagents(m.ctx) // a child whose process died shows as ready
 	all, err := m.led.Subagents(caller.Owner)
 	if err != nil {
 		return nil, wferr.Wrap(wferr.Internal, err, "cannot read the sub-agents from the ledger: %v", err)

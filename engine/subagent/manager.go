@@ -98,6 +98,7 @@ type Manager struct {
 
 	ctx    context.Context // cancelled by Close: every turn runs under it
 	cancel context.CancelCauseFunc
+	record context.Context // ctx without its cancellation: what a child leaves is written to the ledger while the manager closes
 
 	mu       sync.Mutex
 	children map[string]*child        // the loaded children
@@ -147,11 +148,11 @@ func New(eng *engine.Engine, opts Options) (*Manager, error) {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = max(led.Lease()/10, 10*time.Millisecond)
 	}
-	if _, err := led.SweepSubagents(); err != nil {
+	if _, err := led.SweepSubagents(context.Background()); err != nil {
 		return nil, fmt.Errorf("subagent: %w", err)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	m := &Manager{eng: eng, led: led, opts: opts, holder: "sh_" + randomHex(), ctx: ctx, cancel: cancel,
+	m := &Manager{eng: eng, led: led, opts: opts, holder: "sh_" + randomHex(), ctx: ctx, cancel: cancel, record: context.WithoutCancel(ctx),
 		children: map[string]*child{}, loading: map[string]chan struct{}{}, watchers: map[int]func(Report){},
 		stop: make(chan struct{})}
 	m.beat.Add(1)
@@ -172,7 +173,7 @@ func (m *Manager) heartbeat() {
 		case <-m.stop:
 			return
 		case <-t.C:
-			_ = m.led.RenewSubagents(m.holder) // a missed beat is made up by the next; ten make a lease
+			_ = m.led.RenewSubagents(m.record, m.holder) // a missed beat is made up by the next; ten make a lease
 		}
 	}
 }

@@ -45,7 +45,7 @@ type host struct {
 
 func newHost(t *testing.T, dir string, opts subagent.Options, providers ...agentapi.Provider) *host {
 	t.Helper()
-	r, err := fake.ParseRules([]byte(rules))
+	r, err := fake.Parse([]byte(rules))
 	if err != nil {
 		t.Fatal(err)
 	}

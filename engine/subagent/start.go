@@ -129,7 +129,7 @@ func (m *Manager) Start(ctx context.Context, caller Caller, req StartRequest) (E
 		return Entry{}, providerError(req.Provider, err)
 	}
 	stored, _ := json.Marshal(req)
-	row, err := m.led.CreateSubagent(ledger.Subagent{ID: id, Owner: caller.Owner, Parent: caller.Child, Depth: depth,
+	row, err := m.led.CreateSubagent(ctx, ledger.Subagent{ID: id, Owner: caller.Owner, Parent: caller.Child, Depth: depth,
 		Provider: req.Provider, Label: req.Label, Persona: req.AgentType, Model: req.Model, Request: stored, Dir: dir}, m.holder, req.Prompt)
 	if err != nil {
 		conv.Close(context.WithoutCancel(ctx), false)
@@ -141,7 +141,7 @@ func (m *Manager) Start(ctx context.Context, caller Caller, req StartRequest) (E
 	if m.closed {
 		m.mu.Unlock()
 		conv.Close(context.WithoutCancel(ctx), true)
-		_ = m.led.ReleaseSubagent(id, m.holder)
+		_ = m.led.ReleaseSubagent(context.WithoutCancel(ctx), id, m.holder)
 		return Entry{}, wferr.New(wferr.Cancelled, "the sub-agent manager closed while the sub-agent was being started; it is ready, and a message wakes it")
 	}
 	m.children[id] = c

@@ -37,7 +37,7 @@ func (m *Manager) Send(ctx context.Context, caller Caller, id, message string) (
 	if err != nil {
 		return 0, err
 	}
-	n, err := m.led.Enqueue(id, m.holder, message, m.opts.MaxQueued)
+	n, err := m.led.Enqueue(ctx, id, m.holder, message, m.opts.MaxQueued)
 	if err != nil {
 		var full *ledger.InboxFullError
 		if errors.As(err, &full) {
@@ -206,7 +206,7 @@ func (m *Manager) closeTree(ctx context.Context, s ledger.Subagent, reason strin
 			m.closeTree(ctx, d, "its parent "+s.ID+" was closed")
 		}
 	}
-	_ = m.led.EndSubagent(s.ID, ledger.SubagentCancelled, reason) // no turn starts after this
+	_ = m.led.EndSubagent(context.WithoutCancel(ctx), s.ID, ledger.SubagentCancelled, reason) // no turn starts after this
 	m.mu.Lock()
 	c := m.children[s.ID]
 	delete(m.children, s.ID)

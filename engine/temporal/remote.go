@@ -77,7 +77,7 @@ func (r *Remote) Info(ctx context.Context, owner, id string) (engine.RunInfo, bo
 		if err != nil {
 			res = engine.FailedResult(id, err)
 		}
-		in.Status = statusOf(res.StopReason)
+		in.Status = res.StopReason.RunStatus()
 		in.ErrorCode, in.Error, in.Usage = res.ErrorCode, res.Error, res.Usage
 		in.Agents = engine.AgentProgress{Done: res.Agents.Completed + res.Agents.Replayed, Failed: res.Agents.Failed + res.Agents.TimedOut, Cancelled: res.Agents.Cancelled}
 	}
@@ -112,17 +112,6 @@ func foldInfo(in *engine.RunInfo, logs *engine.LogTail, ev engine.Event) {
 			in.Usage = in.Usage.Add(*ev.Usage)
 		}
 	}
-}
-
-// statusOf is the RunStatus of a run that settled with r.
-func statusOf(r engine.StopReason) engine.RunStatus {
-	switch r {
-	case engine.StopCompleted:
-		return engine.RunCompleted
-	case engine.StopCancelled:
-		return engine.RunCancelled
-	}
-	return engine.RunFailed
 }
 
 // Wait waits for owner's run id until ctx is done: its result and true,
@@ -160,7 +149,7 @@ func (r *Remote) List(ctx context.Context, owner string) ([]engine.RunInfo, erro
 			ElapsedMs: time.Since(ri.Start).Milliseconds()}
 		in.Meta.Name = ri.Name
 		if ri.Status != StatusRunning {
-			in.Status = statusOf(engine.StopReason(ri.Status))
+			in.Status = engine.StopReason(ri.Status).RunStatus()
 		}
 		out = append(out, in)
 	}

@@ -94,6 +94,7 @@ func TestAgent_BadInputIsRefusedBeforeAnyRun(t *testing.T) {
 		{map[string]any{"prompt": "x", "schema": []int{1}}, "object root"},
 		{map[string]any{"prompt": "x", "temperature": 0.2}, `no field "temperature"`},
 		{map[string]any{"prompt": "x", "tools": "Read"}, "tools must be an array of strings"},
+		{map[string]any{"prompt": "x", "tools": []any{"Read", 1}}, "tools must be an array of strings, not a JSON number"},
 	} {
 		res := call(t, s, tool.Agent, tc.input)
 		if !res.IsError || !strings.Contains(res.Text, tc.want) {

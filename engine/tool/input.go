@@ -3,15 +3,14 @@ package tool
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"strings"
 
 	"github.com/invopop/jsonschema"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/strictjson"
 	"github.com/wfrun/wfrun/meta"
 )
 
@@ -122,32 +121,27 @@ func decode(tool Name, input json.RawMessage, v any) error {
 		input = []byte("{}")
 	}
 	input = dropClientFields(input)
-	dec := json.NewDecoder(bytes.NewReader(input))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("extra data after the JSON object")
-	}
+	err := strictjson.Decode(input, v)
 	if err == nil {
 		return nil
 	}
 	fields := fieldNames(v)
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+	p := strictjson.Explain(err, v)
+	switch p.Kind {
+	case strictjson.UnknownField:
 		return errorf(engine.CodeInvalidRequest,
-			"the %s tool has no field %s; its fields are %s", tool, name, listAnd(fields))
-	case errors.As(err, &te) && te.Field == "":
-		return errorf(engine.CodeInvalidRequest, "the %s tool's input must be a JSON object with the fields %s, not a JSON %s", tool, listAnd(fields), te.Value)
-	case errors.As(err, &te):
+			"the %s tool has no field %q; its fields are %s", tool, p.Field, listAnd(fields))
+	case strictjson.WrongRoot:
+		return errorf(engine.CodeInvalidRequest, "the %s tool's input must be a JSON object with the fields %s, not a JSON %s", tool, listAnd(fields), p.Got)
+	case strictjson.WrongField:
 		return errorf(engine.CodeInvalidRequest, "the %s tool's field %s must be %s, not a JSON %s",
-			tool, te.Field, kindOf(te.Type), te.Value)
-	case errors.As(err, &se):
-		return errorf(engine.CodeInvalidRequest, "the %s tool's input is not valid JSON (%v at byte %d); send one JSON object", tool, se, se.Offset)
-	case errors.Is(err, io.ErrUnexpectedEOF):
+			tool, p.Field, p.Want, p.Got)
+	case strictjson.Syntax:
+		return errorf(engine.CodeInvalidRequest, "the %s tool's input is not valid JSON (%v at byte %d); send one JSON object", tool, err, p.Offset)
+	case strictjson.Truncated:
 		return errorf(engine.CodeInvalidRequest, "the %s tool's input is not valid JSON: it ends in the middle of a value; send one complete JSON object", tool)
+	case strictjson.Trailing:
+		return errorf(engine.CodeInvalidRequest, "the %s tool's input has text after its JSON object; send one JSON object of %s", tool, listAnd(fields))
 	}
 	return errorf(engine.CodeInvalidRequest, "the %s tool's input is not a JSON object of %s: %v", tool, listAnd(fields), err)
 }
@@ -224,21 +218,6 @@ func fieldNames(v any) []string {
 		}
 	}
 	return names
-}
-
-// kindOf names what a Go type takes in JSON.
-func kindOf(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "a whole number"
-	case reflect.Slice:
-		return "an array of " + strings.TrimPrefix(kindOf(t.Elem()), "a ") + "s"
-	}
-	return "a " + t.Kind().String()
 }
 
 // listAnd renders a, b and c.

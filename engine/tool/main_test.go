@@ -74,7 +74,7 @@ const slowRules = `{"rules":[{"match":"^slow","delayMs":30000}]}`
 
 func mustRules(t *testing.T, rules string) *fake.Rules {
 	t.Helper()
-	r, err := fake.ParseRules([]byte(rules))
+	r, err := fake.Parse([]byte(rules))
 	if err != nil {
 		t.Fatal(err)
 	}

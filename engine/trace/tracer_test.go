@@ -290,7 +290,7 @@ return await agent('x')`})
 }
 
 func TestACommandChildGetsItsAgentSpanInTRACEPARENT(t *testing.T) {
-	spec, err := command.ParseSpec([]byte(`{"name": "printenv", "argv": ["sh", "-c", "printf %s \"$TRACEPARENT\""]}`))
+	spec, err := command.Parse([]byte(`{"name": "printenv", "argv": ["sh", "-c", "printf %s \"$TRACEPARENT\""]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func (r *rig) engine(rules string) *engine.Engine {
 	r.t.Helper()
 	cfg := engine.Config{RunsDir: r.runs, Heartbeat: beat}
 	if rules != "" {
-		parsed, err := fake.ParseRules([]byte(rules))
+		parsed, err := fake.Parse([]byte(rules))
 		if err != nil {
 			r.t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func (r *rig) abandoned(id, name string) {
 		r.t.Fatal(err)
 	}
 	defer l.Close()
-	if err := l.Begin(ledger.Run{ID: id, Owner: "test", Name: name}); err != nil {
+	if err := l.Begin(r.t.Context(), ledger.Run{ID: id, Owner: "test", Name: name}); err != nil {
 		r.t.Fatal(err)
 	}
 	time.Sleep(5 * time.Millisecond)

@@ -241,38 +241,66 @@ func (v *runView) readResult(folder *journal.Folder) {
 // children whose run was abandoned). A seq seen in several attempts is the
 // last attempt's.
 func (v *runView) mergeAgents(events []engine.Event, entries []runtime.JournalEntry, kids []ledger.Child) {
-	bySeq := map[int]*agentView{}
-	get := func(seq int) *agentView {
-		a := bySeq[seq]
-		if a == nil {
-			a = &agentView{Seq: seq}
-			bySeq[seq] = a
-		}
-		return a
-	}
+	bySeq := agentsBySeq{}
+	bySeq.fromLedger(kids)
+	bySeq.fromEvents(events)
+	// A child the events leave running whose run is no longer live ended
+	// as the ledger says (abandoned, or cancelled when its run settled).
 	for _, c := range kids {
-		a := get(c.Seq)
+		if a := bySeq[c.Seq]; a.Status == string(ledger.ChildRunning) && (!v.Live || c.Status.Ended()) {
+			a.Status = string(c.Status)
+		}
+	}
+	bySeq.fromJournal(entries)
+	for _, a := range bySeq {
+		if a.Status == string(ledger.ChildRunning) && a.Duration == nil && !a.Started.IsZero() && v.Live {
+			d := v.Now.Sub(a.Started) // so far
+			a.Duration = &d
+		}
+		v.Agents = append(v.Agents, a)
+	}
+	slices.SortFunc(v.Agents, func(a, b *agentView) int { return a.Seq - b.Seq })
+}
+
+// agentsBySeq is a run's agents as they are merged, by seq.
+type agentsBySeq map[int]*agentView
+
+// get returns the agent seq, made on first use.
+func (m agentsBySeq) get(seq int) *agentView {
+	a := m[seq]
+	if a == nil {
+		a = &agentView{Seq: seq}
+		m[seq] = a
+	}
+	return a
+}
+
+// fromLedger takes the ledger's snapshots of the children.
+func (m agentsBySeq) fromLedger(kids []ledger.Child) {
+	for _, c := range kids {
+		a := m.get(c.Seq)
 		a.AgentID, a.Label, a.Phase, a.Persona, a.Model = c.AgentID, c.Label, c.Phase, c.Persona, c.Model
 		a.Status, a.Replayed, a.Error, a.Failure, a.Usage = string(c.Status), c.Replayed, c.Error, c.Failure, c.Usage
 		a.Prompt, a.Result = c.PromptExcerpt, c.ResultExcerpt
 		a.Started = c.CreatedAt
-		var m struct {
+		var md struct {
 			DurationMs *int64 `json:"durationMs"`
 		}
-		if json.Unmarshal(c.Metadata, &m) == nil && m.DurationMs != nil {
-			d := time.Duration(*m.DurationMs) * time.Millisecond
+		if json.Unmarshal(c.Metadata, &md) == nil && md.DurationMs != nil {
+			d := time.Duration(*md.DurationMs) * time.Millisecond
 			a.Duration = &d
 		}
 	}
-	attempt := 0
+}
+
+// fromEvents takes the agents' starts and ends from the events, the last
+// attempt's over earlier ones.
+func (m agentsBySeq) fromEvents(events []engine.Event) {
 	last := len(events) - len(lastAttempt(events)) // index of the last run.start
 	for i, ev := range events {
-		if ev.Type == engine.EventRunStart {
-			attempt++
-		}
 		switch ev.Type {
 		case engine.EventAgentStart:
-			a := get(ev.Seq)
+			a := m.get(ev.Seq)
 			a.AgentID, a.Label, a.Phase, a.Model, a.Replayed, a.Started = ev.AgentID, ev.Label, ev.Phase, ev.Model, ev.Replayed, ev.Time
 			a.Status, a.Error, a.Failure, a.Note, a.Duration = string(ledger.ChildRunning), "", "", "", nil
 			a.Usage = agentapi.Usage{}
@@ -282,7 +310,7 @@ func (v *runView) mergeAgents(events []engine.Event, entries []runtime.JournalEn
 				a.Status = string(ledger.ChildAbandoned)
 			}
 		case engine.EventAgentEnd:
-			a := get(ev.Seq)
+			a := m.get(ev.Seq)
 			a.Status, a.Error, a.Failure, a.Note = string(ev.Outcome), ev.Error, string(ev.Failure), ev.Note
 			if ev.Usage != nil {
 				a.Usage = *ev.Usage
@@ -293,15 +321,13 @@ func (v *runView) mergeAgents(events []engine.Event, entries []runtime.JournalEn
 			}
 		}
 	}
-	// A child the events leave running whose run is no longer live ended
-	// as the ledger says (abandoned, or cancelled when its run settled).
-	for _, c := range kids {
-		if a := bySeq[c.Seq]; a.Status == string(ledger.ChildRunning) && (!v.Live || c.Status.Ended()) {
-			a.Status = string(c.Status)
-		}
-	}
+}
+
+// fromJournal takes the whole prompt and answer of every agent that
+// finished from the journal's entries.
+func (m agentsBySeq) fromJournal(entries []runtime.JournalEntry) {
 	for _, en := range entries {
-		a := get(en.Seq)
+		a := m.get(en.Seq)
 		if a.AgentID == "" {
 			a.AgentID, a.Label, a.Phase = en.AgentID, en.Label, en.Phase
 		}
@@ -332,14 +358,6 @@ func (v *runView) mergeAgents(events []engine.Event, entries []runtime.JournalEn
 			a.Note = en.Note
 		}
 	}
-	for _, a := range bySeq {
-		if a.Status == string(ledger.ChildRunning) && a.Duration == nil && !a.Started.IsZero() && v.Live {
-			d := v.Now.Sub(a.Started) // so far
-			a.Duration = &d
-		}
-		v.Agents = append(v.Agents, a)
-	}
-	slices.SortFunc(v.Agents, func(a, b *agentView) int { return a.Seq - b.Seq })
 }
 
 // agentsFromLedger is the agents of a run without a folder.

@@ -70,7 +70,7 @@ func TestExamples_CompleteWithTheirGoldenValues(t *testing.T) {
 // any) on an engine of its own and checks the event-stream invariants.
 func runExample(t *testing.T, name string) engine.WorkflowResult {
 	t.Helper()
-	rules, err := fake.LoadRules(name + ".rules.json")
+	rules, err := fake.Load(name + ".rules.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,115 +193,138 @@ func (g *gen) value(node any, l loc, depth int) (any, error) {
 // the sub-schema at l; src is where node itself sits in the document, which
 // differs from l when node is a merge.
 func (g *gen) valueFrom(node any, l, src loc, depth int) (any, error) {
+	obj, src, err := g.schemaObject(node, src, depth)
+	if err != nil || obj == nil {
+		return nil, err
+	}
+	if c, ok := obj.get("const"); ok {
+		return c, nil
+	}
+	c := &candidates{g: g, l: l}
+	if e, ok := obj.vals["enum"].([]any); ok && len(e) > 0 {
+		for _, v := range e {
+			if c.try(v) {
+				return v, nil
+			}
+		}
+		return c.first, nil
+	}
+	if v, ok := g.choose(obj, src, depth, c); ok {
+		return v, nil
+	}
+	return c.fallback(obj)
+}
+
+// schemaObject is node as one flattened schema object, with where it
+// sits in the document; nil, and no error, for a node that constrains
+// nothing.
+func (g *gen) schemaObject(node any, src loc, depth int) (*object, loc, error) {
 	if depth > maxDepth {
-		return nil, errors.New("the schema nests or recurses too deeply")
+		return nil, src, errors.New("the schema nests or recurses too deeply")
 	}
 	if err := g.spend(nodeWork); err != nil {
-		return nil, err
+		return nil, src, err
 	}
 	switch n := node.(type) {
 	case bool:
 		if !n {
-			return nil, errors.New("a part of the schema is false, which no value satisfies")
+			return nil, src, errors.New("a part of the schema is false, which no value satisfies")
 		}
-		return nil, nil
 	case *object:
-		node = n
-	default:
-		return nil, nil // not a schema; the validator has refused it already
+		return g.flatten(n, src, depth)
 	}
-	obj, src, err := g.flatten(node.(*object), src, depth)
-	if err != nil {
-		return nil, err
-	}
+	return nil, src, nil // true, or not a schema (the validator has refused it already)
+}
 
-	var (
-		first    any
-		have     bool
-		firstErr error
-	)
-	// try records the first candidate and reports whether v is good here.
-	try := func(v any) bool {
-		if !have {
-			first, have = v, true
-		}
-		return g.valid(l, v)
-	}
+// candidates are the values tried at one location: the first of them, the
+// last resort, and the first error a branch gave.
+type candidates struct {
+	g     *gen
+	l     loc
+	first any
+	have  bool
+	err   error
+}
 
-	if c, ok := obj.get("const"); ok {
-		return c, nil
+// try records the first candidate and reports whether v is good at c.l.
+func (c *candidates) try(v any) bool {
+	if !c.have {
+		c.first, c.have = v, true
 	}
-	if e, ok := obj.vals["enum"].([]any); ok && len(e) > 0 {
-		for _, v := range e {
-			if try(v) {
-				return v, nil
-			}
-		}
-		return first, nil
-	}
+	return c.g.valid(c.l, v)
+}
 
+// fail records err if it is the first error.
+func (c *candidates) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// choose tries obj's oneOf (or else anyOf) branches in order, or without
+// branches the value its type gives, and returns the first that is valid.
+func (g *gen) choose(obj *object, src loc, depth int, c *candidates) (any, bool) {
 	key := "oneOf"
 	branches, _ := obj.vals[key].([]any)
 	if len(branches) == 0 {
 		key = "anyOf"
 		branches, _ = obj.vals[key].([]any)
 	}
-	if len(branches) > 0 {
-		rest := obj.without(key)
-		for i, b := range branches {
-			bo, ok := b.(*object)
-			if !ok {
-				if b == true {
-					bo = newObject()
-				} else {
-					continue
-				}
-			}
-			fb, _, err := g.flatten(bo, src.child(key, strconv.Itoa(i)), depth+1)
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				continue
-			}
-			v, err := g.valueFrom(merge(rest, fb), l, nowhere, depth+1)
-			if err != nil {
-				if firstErr == nil {
-					firstErr = err
-				}
-				continue
-			}
-			if try(v) {
-				return v, nil
-			}
-		}
-	} else {
+	if len(branches) == 0 {
 		v, err := g.byType(obj, src, depth)
 		if err != nil {
-			firstErr = err
-		} else if try(v) {
-			return v, nil
+			c.fail(err)
+			return nil, false
+		}
+		return v, c.try(v)
+	}
+	rest := obj.without(key)
+	for i, b := range branches {
+		bo, ok := b.(*object)
+		if !ok {
+			if b != true {
+				continue
+			}
+			bo = newObject()
+		}
+		fb, _, err := g.flatten(bo, src.child(key, strconv.Itoa(i)), depth+1)
+		if err != nil {
+			c.fail(err)
+			continue
+		}
+		v, err := g.valueFrom(merge(rest, fb), c.l, nowhere, depth+1)
+		if err != nil {
+			c.fail(err)
+			continue
+		}
+		if c.try(v) {
+			return v, true
 		}
 	}
+	return nil, false
+}
 
-	// Fall back on the values the author wrote down.
+// fallback tries the values the author wrote down (examples, then
+// default), then settles for the first candidate, or says why there is
+// none.
+func (c *candidates) fallback(obj *object) (any, error) {
 	if ex, ok := obj.vals["examples"].([]any); ok {
 		for _, v := range ex {
-			if l.known && try(v) {
+			if c.l.known && c.try(v) {
 				return v, nil
 			}
 		}
 	}
-	if d, ok := obj.get("default"); ok && l.known && try(d) {
+	if d, ok := obj.get("default"); ok && c.l.known && c.try(d) {
 		return d, nil
 	}
-	if have {
-		return first, nil
+	if c.have {
+		return c.first, nil
 	}
-	if firstErr == nil {
-		firstErr = errors.New("no branch of a oneOf or anyOf can be satisfied")
+	if c.err == nil {
+		return nil, errors.New("no branch of a oneOf or anyOf can be satisfied")
 	}
-	return nil, firstErr
+	return nil, c.err
 }
 
 // flatten resolves $ref and allOf into one merged schema object. src is the

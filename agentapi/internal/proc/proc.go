@@ -123,133 +123,21 @@ func (e Execution) StderrNote() string {
 //
 // An error means the process could not be started.
 func Run(ctx context.Context, j Job) (Execution, error) {
-	var (
-		files  []*os.File // every pipe end we hold, closed on the way out
-		closed = func() {
-			for _, f := range files {
-				f.Close()
-			}
-		}
-	)
-	pipe := func() (r, w *os.File, err error) {
-		if r, w, err = os.Pipe(); err == nil {
-			files = append(files, r, w)
-		}
-		return
-	}
-	outR, outW, err := pipe()
+	cmd, p, err := start(j)
 	if err != nil {
 		return Execution{}, err
 	}
-	cmd := &exec.Cmd{
-		Path: j.Path, Args: j.Args, Env: j.Env, Dir: j.Dir,
-		Stdout: outW, Stderr: outW,
-		SysProcAttr: j.attr(),
-	}
-	if cmd.Env == nil {
-		cmd.Env = []string{} // nil would mean "inherit ours"
-	}
-	var errR *os.File
-	if !j.MergeStderr {
-		var errW *os.File
-		if errR, errW, err = pipe(); err != nil {
-			closed()
-			return Execution{}, err
-		}
-		cmd.Stderr = errW
-	}
-	var inW *os.File
-	if j.Stdin != nil {
-		var inR *os.File
-		if inR, inW, err = pipe(); err != nil {
-			closed()
-			return Execution{}, err
-		}
-		cmd.Stdin = inR
-	}
-	err = cmd.Start()
-	// The child has its own copies of the write ends (and stdin's read end);
-	// closing ours lets the readers see EOF when the group is gone.
-	for _, f := range []any{cmd.Stdout, cmd.Stderr, cmd.Stdin} {
-		if f, ok := f.(*os.File); ok {
-			f.Close()
-		}
-	}
-	if err != nil {
-		closed()
-		return Execution{}, err
-	}
-	pgid := cmd.Process.Pid
 	if j.Started != nil {
-		j.Started(pgid)
+		j.Started(cmd.Process.Pid)
 	}
-
-	var (
-		ex       Execution
-		pipes    sync.WaitGroup
-		overflow = make(chan struct{})
-		once     sync.Once
-	)
-	pipes.Go(func() {
-		ex.Stdout, ex.StdoutBytes = readCapped(outR, j.MaxStdout, j.Overflow == OverflowDiscard, func() { once.Do(func() { close(overflow) }) })
-	})
-	if errR != nil {
-		pipes.Go(func() { ex.Stderr = readTail(errR) })
-	}
-	if inW != nil {
-		pipes.Go(func() { writeAll(inW, *j.Stdin) })
-	}
+	var ex Execution
+	readers, overflow := p.serve(j, &ex)
 	stopOnOverflow := overflow
 	if j.Overflow == OverflowDiscard {
 		stopOnOverflow = nil // a nil channel never fires: the process runs on
 	}
-
-	exited := make(chan struct{})
-	var reaped bool
-	go func() {
-		reaped = awaitExit(cmd)
-		close(exited)
-	}()
-
-	select {
-	case <-exited:
-	case <-ctx.Done():
-		ex.Stopped = StoppedContext
-	case <-stopOnOverflow:
-		ex.Stopped = StoppedSize
-	}
-	if ex.Stopped != NotStopped {
-		signalGroup(pgid, syscall.SIGTERM)
-		ex.Termed = true
-		grace := time.NewTimer(j.Grace)
-		select {
-		case <-exited:
-		case <-grace.C:
-			ex.Killed = true
-			signalGroup(pgid, syscall.SIGKILL)
-			<-exited
-		}
-		grace.Stop()
-	}
-	signalGroup(pgid, syscall.SIGKILL) // the leader is gone; so is the rest of its group
-	if !reaped {
-		_ = cmd.Wait() // the exit status is in ProcessState
-	}
-	ex.State = cmd.ProcessState
-
-	drained := make(chan struct{})
-	go func() {
-		pipes.Wait()
-		close(drained)
-	}()
-	select {
-	case <-drained:
-	case <-time.After(DrainTimeout):
-		// A process outside the group holds a pipe: stop listening to it.
-		closed()
-		<-drained
-	}
-	closed()
+	supervise(ctx, cmd, j.Grace, stopOnOverflow, &ex)
+	p.drain(readers)
 	if stopOnOverflow != nil {
 		select {
 		case <-stopOnOverflow:
@@ -262,6 +150,149 @@ func Run(ctx context.Context, j Job) (Execution, error) {
 		}
 	}
 	return ex, nil
+}
+
+// pipes are the ends of a child's pipes that Run holds.
+type pipes struct {
+	files []*os.File // every end we hold, closed on the way out
+	out   *os.File   // stdout's read end
+	err   *os.File   // stderr's read end; nil with MergeStderr
+	in    *os.File   // stdin's write end; nil without Stdin
+}
+
+func (p *pipes) pipe() (r, w *os.File, err error) {
+	if r, w, err = os.Pipe(); err == nil {
+		p.files = append(p.files, r, w)
+	}
+	return
+}
+
+func (p *pipes) close() {
+	for _, f := range p.files {
+		f.Close()
+	}
+}
+
+// start starts j's process in a group of its own, with its pipes.
+func start(j Job) (*exec.Cmd, *pipes, error) {
+	p := &pipes{}
+	outR, outW, err := p.pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	p.out = outR
+	cmd := &exec.Cmd{
+		Path: j.Path, Args: j.Args, Env: j.Env, Dir: j.Dir,
+		Stdout: outW, Stderr: outW,
+		SysProcAttr: j.attr(),
+	}
+	if cmd.Env == nil {
+		cmd.Env = []string{} // nil would mean "inherit ours"
+	}
+	if !j.MergeStderr {
+		errR, errW, err := p.pipe()
+		if err != nil {
+			p.close()
+			return nil, nil, err
+		}
+		p.err, cmd.Stderr = errR, errW
+	}
+	if j.Stdin != nil {
+		inR, inW, err := p.pipe()
+		if err != nil {
+			p.close()
+			return nil, nil, err
+		}
+		p.in, cmd.Stdin = inW, inR
+	}
+	err = cmd.Start()
+	// The child has its own copies of the write ends (and stdin's read end);
+	// closing ours lets the readers see EOF when the group is gone.
+	for _, f := range []any{cmd.Stdout, cmd.Stderr, cmd.Stdin} {
+		if f, ok := f.(*os.File); ok {
+			f.Close()
+		}
+	}
+	if err != nil {
+		p.close()
+		return nil, nil, err
+	}
+	return cmd, p, nil
+}
+
+// serve starts the goroutines that read stdout and stderr into ex and
+// write stdin. overflow is closed when stdout passes j.MaxStdout.
+func (p *pipes) serve(j Job, ex *Execution) (readers *sync.WaitGroup, overflow chan struct{}) {
+	readers, overflow = &sync.WaitGroup{}, make(chan struct{})
+	var once sync.Once
+	readers.Go(func() {
+		ex.Stdout, ex.StdoutBytes = readCapped(p.out, j.MaxStdout, j.Overflow == OverflowDiscard, func() { once.Do(func() { close(overflow) }) })
+	})
+	if p.err != nil {
+		readers.Go(func() { ex.Stderr = readTail(p.err) })
+	}
+	if p.in != nil {
+		readers.Go(func() { writeAll(p.in, *j.Stdin) })
+	}
+	return readers, overflow
+}
+
+// supervise waits for cmd's leader to exit, ending the group first when
+// ctx is done or stop fires (SIGTERM, then SIGKILL after grace); then it
+// kills what is left of the group and only then reaps the leader, so that
+// the group id cannot have been reused. It records all that in ex.
+func supervise(ctx context.Context, cmd *exec.Cmd, grace time.Duration, stop <-chan struct{}, ex *Execution) {
+	pgid := cmd.Process.Pid
+	exited := make(chan struct{})
+	var reaped bool
+	go func() {
+		reaped = awaitExit(cmd)
+		close(exited)
+	}()
+
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		ex.Stopped = StoppedContext
+	case <-stop:
+		ex.Stopped = StoppedSize
+	}
+	if ex.Stopped != NotStopped {
+		signalGroup(pgid, syscall.SIGTERM)
+		ex.Termed = true
+		t := time.NewTimer(grace)
+		select {
+		case <-exited:
+		case <-t.C:
+			ex.Killed = true
+			signalGroup(pgid, syscall.SIGKILL)
+			<-exited
+		}
+		t.Stop()
+	}
+	signalGroup(pgid, syscall.SIGKILL) // the leader is gone; so is the rest of its group
+	if !reaped {
+		_ = cmd.Wait() // the exit status is in ProcessState
+	}
+	ex.State = cmd.ProcessState
+}
+
+// drain waits for the readers, and closes every pipe end: after
+// DrainTimeout, a process outside the group that still holds a pipe is no
+// longer listened to.
+func (p *pipes) drain(readers *sync.WaitGroup) {
+	drained := make(chan struct{})
+	go func() {
+		readers.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(DrainTimeout):
+		p.close()
+		<-drained
+	}
+	p.close()
 }
 
 // writeAll writes s to the child's stdin and closes it, so that the child

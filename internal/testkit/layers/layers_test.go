@@ -20,9 +20,10 @@ const module = "github.com/wfrun/wfrun/"
 // imports runtime).
 // leaves are the packages below everything, which every package may use:
 // the error vocabulary, how numbers and nouns are said to people, how a
-// file is opened where a child could have planted a link, and where wfrun
-// keeps what no child may read.
-var leaves = []string{"internal/wferr", "internal/human", "internal/nofollow", "internal/statedir"}
+// file is opened where a child could have planted a link, where wfrun
+// keeps what no child may read, and how JSON that people and models write
+// is decoded strictly and its mistakes named.
+var leaves = []string{"internal/wferr", "internal/human", "internal/nofollow", "internal/statedir", "internal/strictjson"}
 
 var rules = []struct {
 	pkg     string
@@ -33,6 +34,7 @@ var rules = []struct {
 	{"internal/human", nil, "how wfrun says numbers and nouns, below everything"},
 	{"internal/nofollow", nil, "opening beneath a folder without following links, below everything"},
 	{"internal/statedir", nil, "where wfrun keeps what no child may read, below everything"},
+	{"internal/strictjson", nil, "strict JSON decoding and the sentences' facts, below everything"},
 	{"meta", []string{"internal/wferr"}, "meta executes nothing and knows no sandbox"},
 	{"sandbox", []string{"internal/wferr"}, "the sandbox knows no agents, meta or runs"},
 	{"agentapi/...", []string{"agentapi", "internal/wferr"}, "the provider contract and the providers import none of the others"},
