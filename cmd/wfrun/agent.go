@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -23,19 +24,28 @@ func parentPrompt(task string) string {
 Task: ` + task
 }
 
-// agentCommand is `wfrun agent "TASK" [flags]`: a parent loop on the
+// agentCmd is `wfrun agent "TASK" [flags]`: a parent loop on the
 // openai provider whose only tools are workflow, agent and the sub-agent
 // tools. stdout carries
 // the parent's final answer; notices, the scripts (--print-script), the
 // progress line and `--events -` go to stderr.
-func agentCommand(args []string, e env) int {
-	o, err := parseFlags(cmdAgent, args)
-	if err != nil {
-		return usageFail(e, "%v", err)
+func agentCmd(fs *flag.FlagSet) runFunc {
+	o := &agentOptions{}
+	o.bindTools(fs)
+	fs.BoolVar(&o.printScript, "print-script", false, "show each script the model writes on stderr")
+	return func(e env, positional []string) int {
+		o.positional = positional
+		return o.run(e)
 	}
-	if o.help {
-		return help(e)
-	}
+}
+
+// agentOptions are the flags of wfrun agent.
+type agentOptions struct {
+	options
+	printScript bool
+}
+
+func (o *agentOptions) run(e env) int {
 	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
 		return usageFail(e, `agent takes one task, in quotes: wfrun agent "Review the three open pull requests"`)
 	}
@@ -43,7 +53,7 @@ func agentCommand(args []string, e env) int {
 	if o.isolate == "" {
 		o.isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
 	}
-	in, err := loadToolInvocation(o, e)
+	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {
 		return setupFailed(e, err)
 	}
@@ -52,7 +62,7 @@ func agentCommand(args []string, e env) int {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	eng, events, closeAll, err := openEngine(in, o, e)
+	eng, events, closeAll, err := openEngine(in, &o.options, e)
 	if err != nil {
 		return setupFailed(e, err)
 	}

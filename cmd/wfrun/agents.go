@@ -12,21 +12,23 @@ import (
 	"github.com/wfrun/wfrun/internal/human"
 )
 
-// agentsCommand is `wfrun agents [--agents-dir DIR]... [--workspace DIR]
+// agentsCmd is `wfrun agents [--agents-dir DIR]... [--workspace DIR]
 // [--json]`: the personas a run with the same flags would know, where each
 // comes from, and the files that failed to load (FILE:LINE: sentence). It
 // exits 0 when every file loaded and 1 when some did not; the listing is
 // printed either way.
-func agentsCommand(args []string, e env) int {
-	dirs, workspace, asJSON, code, ok := listingFlags("agents", "agents-dir", args, e)
-	if !ok {
-		return code
-	}
+func agentsCmd(fs *flag.FlagSet) runFunc {
+	l := &listingOptions{}
+	agentsDirFlag(fs, &l.dirs)
+	return l.bind(fs, "agents", agents)
+}
+
+func agents(e env, dirs []string, workspace string, asJSON bool) int {
 	set, err := loadPersonas(dirs, workspace, e)
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	code = exitCompleted
+	code := exitCompleted
 	if len(set.Errors()) > 0 {
 		code = exitFailed
 	}
@@ -62,12 +64,6 @@ func loadPersonas(dirs []string, workspace string, e env) (*persona.Set, error) 
 	}
 	return persona.Load(persona.SearchDirs(dirs, ws, e.getenv("HOME"))), nil
 }
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 // agentsJSON is the --json form of the listing.
 type agentsJSON struct {
@@ -164,33 +160,23 @@ func toolsText(p persona.Persona) string {
 	return s
 }
 
-// listingFlags reads the flags of a listing command (agents, workflows):
-// its repeatable folder flag, --workspace and --json. When ok is false
-// the command is over and code is its exit status: help was printed, or a
-// bad invocation was said.
-func listingFlags(cmd, dirFlag string, args []string, e env) (dirs []string, workspace string, asJSON bool, code int, ok bool) {
-	var list stringList
-	var wantHelp bool
-	fs := flag.NewFlagSet("wfrun "+cmd, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Var(&list, dirFlag, "")
-	fs.StringVar(&workspace, "workspace", "", "")
-	fs.BoolVar(&asJSON, "json", false, "")
-	fs.BoolVar(&wantHelp, "help", false, "")
-	fs.BoolVar(&wantHelp, "h", false, "")
-	if err := fs.Parse(args); err != nil {
-		return nil, "", false, usageFail(e, "%s: %v", cmd, flagError(cmdRun, err)), false
-	}
-	if wantHelp {
-		return nil, "", false, help(e), false
-	}
-	if fs.NArg() > 0 {
-		return nil, "", false, usageFail(e, "%s takes only flags; got %q", cmd, fs.Arg(0)), false
-	}
-	for _, d := range list {
-		if strings.TrimSpace(d) == "" {
-			return nil, "", false, usageFail(e, "--%s is empty; give it a folder or leave it out", dirFlag), false
+// listingOptions are the flags of a listing command (agents, workflows):
+// its repeatable folder flag, --workspace and --json.
+type listingOptions struct {
+	dirs      []string
+	workspace string
+	asJSON    bool
+}
+
+// bind binds --workspace and --json and returns the command's run
+// function, which calls list with the flags.
+func (l *listingOptions) bind(fs *flag.FlagSet, cmd string, list func(e env, dirs []string, workspace string, asJSON bool) int) runFunc {
+	workspaceFlag(fs, &l.workspace)
+	bindJSON(fs, &l.asJSON)
+	return func(e env, positional []string) int {
+		if len(positional) > 0 {
+			return usageFail(e, "%s takes only flags; got %q", cmd, positional[0])
 		}
+		return list(e, l.dirs, l.workspace, l.asJSON)
 	}
-	return list, workspace, asJSON, 0, true
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"slices"
 
 	"github.com/wfrun/wfrun/agentapi"
@@ -185,14 +186,11 @@ func defaultProvider(providers []agentapi.Provider) (name, notice string) {
 	return engine.DefaultProvider, "no provider configured; using the offline fake provider (set OPENAI_API_KEY or pass --provider)"
 }
 
-// providersCommand prints the providers the environment configures and
+// providersCmd prints the providers the environment configures and
 // their capabilities.
-func providersCommand(args []string, e env) int {
-	for _, a := range args {
-		if a == "-h" || a == "--help" || a == "-help" {
-			return help(e)
-		}
-	}
+func providersCmd(*flag.FlagSet) runFunc { return listProviders }
+
+func listProviders(e env, args []string) int {
 	if len(args) > 0 {
 		return usageFail(e, "providers takes no arguments; got %q", args[0])
 	}

@@ -18,62 +18,51 @@ import (
 // The ledger commands: runs, show, stop and note read or change the run
 // ledger in the runs folder, through an engine that runs nothing.
 
-// ledgerFlags are the flags the ledger commands share.
-type ledgerFlags struct {
-	runsDir      string
-	asJSON, help bool
-	status, name string // runs
-	reason       string // stop
-	positional   []string
-
-	// runs --temporal: list the runs of a Temporal namespace instead.
-	temporal, namespace, parent string
-	conn                        connFlags
+// runsOptions are the flags of wfrun runs; show, stop and note take
+// --runs-dir and one or none of the others.
+type runsOptions struct {
+	runsDir, status, name, parent string
+	asJSON                        bool
+	temporalFlags                        // --temporal, --namespace and the connection
+	reason                        string // stop
 }
 
-// parseLedgerFlags parses args for the ledger command name; which says
-// which of the optional flags it takes.
-func parseLedgerFlags(name string, args []string, which ...string) (*ledgerFlags, error) {
-	f := &ledgerFlags{}
-	fs := flag.NewFlagSet("wfrun "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.runsDir, "runs-dir", "", "")
-	fs.BoolVar(&f.help, "help", false, "")
-	fs.BoolVar(&f.help, "h", false, "")
-	for _, w := range which {
-		switch w {
-		case "json":
-			fs.BoolVar(&f.asJSON, "json", false, "")
-		case "status":
-			fs.StringVar(&f.status, "status", "", "")
-		case "name":
-			fs.StringVar(&f.name, "name", "", "")
-		case "reason":
-			fs.StringVar(&f.reason, "reason", "", "")
-		case "temporal":
-			fs.StringVar(&f.temporal, "temporal", "", "")
-			fs.StringVar(&f.namespace, "namespace", "", "")
-			fs.StringVar(&f.parent, "parent", "", "")
-			f.conn.bind(fs)
-		}
-	}
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, flagError(cmdRun, err))
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		f.positional = append(f.positional, rest[0])
-		args = rest[1:]
-	}
-	return f, nil
+// ledgerCmd binds --runs-dir and what bind adds, and returns the function
+// that runs the ledger command run with them.
+func ledgerCmd(fs *flag.FlagSet, bind func(f *runsOptions), run func(f *runsOptions, positional []string, e env) int) runFunc {
+	f := &runsOptions{}
+	bindRunsDir(fs, &f.runsDir)
+	bind(f)
+	return func(e env, positional []string) int { return run(f, positional, e) }
+}
+
+func runsCmd(fs *flag.FlagSet) runFunc {
+	return ledgerCmd(fs, func(f *runsOptions) {
+		text(fs, &f.status, "status", "only the runs of this `STATUS`: "+statusList())
+		text(fs, &f.name, "name", "only the runs of the workflow `NAME`")
+		bindJSON(fs, &f.asJSON)
+		f.temporalFlags.bindConnection(fs)
+		text(fs, &f.parent, "parent", "with --temporal: only the runs the agent `NAME` owns")
+	}, ledgerRuns)
+}
+
+func showCmd(fs *flag.FlagSet) runFunc {
+	return ledgerCmd(fs, func(f *runsOptions) { bindJSON(fs, &f.asJSON) }, showRun)
+}
+
+func stopCmd(fs *flag.FlagSet) runFunc {
+	return ledgerCmd(fs, func(f *runsOptions) {
+		text(fs, &f.reason, "reason", "why, as `TEXT` on the run's timeline and in its result (default \"stopped with wfrun stop\")")
+	}, stopRun)
+}
+
+func noteCmd(fs *flag.FlagSet) runFunc {
+	return ledgerCmd(fs, func(*runsOptions) {}, noteRun)
 }
 
 // openLedgerEngine returns an engine over the runs folder, for its ledger
 // and verbs.
-func openLedgerEngine(f *ledgerFlags, e env) (*engine.Engine, error) {
+func openLedgerEngine(f *runsOptions, e env) (*engine.Engine, error) {
 	dir := f.runsDir
 	if dir == "" {
 		dir = runsDirOf(&options{}, e)
@@ -100,19 +89,13 @@ func announceRebuilt(e env, eng *engine.Engine) {
 	}
 }
 
-// runsCommand is `wfrun runs [--status S] [--name NAME] [--json]`: the
+// ledgerRuns is `wfrun runs [--status S] [--name NAME] [--json]`: the
 // runs of the ledger, newest first.
-func runsCommand(args []string, e env) int {
-	f, err := parseLedgerFlags("runs", args, "json", "status", "name", "temporal")
-	if err != nil {
-		return usageFail(e, "%v", err)
+func ledgerRuns(f *runsOptions, positional []string, e env) int {
+	if len(positional) > 0 {
+		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir, --temporal); got %q", positional[0])
 	}
-	if f.help {
-		return help(e)
-	}
-	if len(f.positional) > 0 {
-		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir, --temporal); got %q", f.positional[0])
-	}
+	var err error
 	if f.temporal, err = f.conn.resolve(f.temporal); err != nil {
 		return usageFail(e, "%v", err)
 	}
@@ -183,17 +166,10 @@ type shown struct {
 	Timeline []ledger.Event `json:"timeline"`
 }
 
-// showCommand is `wfrun show RUNID [--json]`: the run, its lineage, a tree
+// showRun is `wfrun show RUNID [--json]`: the run, its lineage, a tree
 // of its children by phase (status, duration, tokens) and its timeline.
-func showCommand(args []string, e env) int {
-	f, err := parseLedgerFlags("show", args, "json")
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	if f.help {
-		return help(e)
-	}
-	if len(f.positional) != 1 {
+func showRun(f *runsOptions, positional []string, e env) int {
+	if len(positional) != 1 {
 		return usageFail(e, "show takes one run id (wfrun runs lists them): wfrun show RUNID [--json]")
 	}
 	eng, err := openLedgerEngine(f, e)
@@ -204,7 +180,7 @@ func showCommand(args []string, e env) int {
 	defer closeEngine(eng)
 	l := eng.Ledger()
 	var s shown
-	if s.Run, err = l.Get(f.positional[0]); err != nil {
+	if s.Run, err = l.Get(positional[0]); err != nil {
 		notice(e, "%v; wfrun runs lists the runs of %s", err, l.Path())
 		return exitFailed
 	}
@@ -303,18 +279,11 @@ func childDuration(c ledger.Child) string {
 	return (time.Duration(*meta.DurationMs) * time.Millisecond).Round(100 * time.Millisecond).String()
 }
 
-// stopCommand is `wfrun stop RUNID [--reason TEXT]`: the stop verb. The
+// stopRun is `wfrun stop RUNID [--reason TEXT]`: the stop verb. The
 // run's process cancels it at its next heartbeat; stop waits for that (at
 // most a lease) and prints the run's row.
-func stopCommand(args []string, e env) int {
-	f, err := parseLedgerFlags("stop", args, "reason")
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	if f.help {
-		return help(e)
-	}
-	if len(f.positional) != 1 {
+func stopRun(f *runsOptions, positional []string, e env) int {
+	if len(positional) != 1 {
 		return usageFail(e, "stop takes one run id: wfrun stop RUNID [--reason TEXT]")
 	}
 	eng, err := openLedgerEngine(f, e)
@@ -323,7 +292,7 @@ func stopCommand(args []string, e env) int {
 		return exitFailed
 	}
 	defer closeEngine(eng)
-	id := f.positional[0]
+	id := positional[0]
 	reason := f.reason
 	if reason == "" {
 		reason = "stopped with wfrun stop"
@@ -352,17 +321,10 @@ func stopCommand(args []string, e env) int {
 	}
 }
 
-// noteCommand is `wfrun note RUNID TEXT`: the follow_up verb, a note on
+// noteRun is `wfrun note RUNID TEXT`: the follow_up verb, a note on
 // the run's timeline; its status stays.
-func noteCommand(args []string, e env) int {
-	f, err := parseLedgerFlags("note", args)
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	if f.help {
-		return help(e)
-	}
-	if len(f.positional) != 2 {
+func noteRun(f *runsOptions, positional []string, e env) int {
+	if len(positional) != 2 {
 		return usageFail(e, `note takes a run id and the note, in quotes: wfrun note RUNID "what to remember"`)
 	}
 	eng, err := openLedgerEngine(f, e)
@@ -371,13 +333,13 @@ func noteCommand(args []string, e env) int {
 		return exitFailed
 	}
 	defer closeEngine(eng)
-	if err := eng.Note(f.positional[0], f.positional[1]); err != nil {
+	if err := eng.Note(positional[0], positional[1]); err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	tl, _ := eng.Ledger().Timeline(f.positional[0])
+	tl, _ := eng.Ledger().Timeline(positional[0])
 	return printJSON(e, struct {
 		RunID    string         `json:"runId"`
 		Timeline []ledger.Event `json:"timeline"`
-	}{f.positional[0], tl}, exitCompleted)
+	}{positional[0], tl}, exitCompleted)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,23 +14,25 @@ import (
 	"github.com/wfrun/wfrun/internal/human"
 )
 
-// workflowsCommand is `wfrun workflows [--workflows-dir DIR]...
+// workflowsCmd is `wfrun workflows [--workflows-dir DIR]...
 // [--workspace DIR] [--json]`: the saved workflows workflow(name) and
 // `wfrun NAME` would find with the same flags, where each comes from, and
 // the files that failed to load. It exits 0 when every file loaded and 1
 // when some did not; the listing is printed either way.
-func workflowsCommand(args []string, e env) int {
-	dirs, workspace, asJSON, code, ok := listingFlags("workflows", "workflows-dir", args, e)
-	if !ok {
-		return code
-	}
+func workflowsCmd(fs *flag.FlagSet) runFunc {
+	l := &listingOptions{}
+	workflowsDirFlag(fs, &l.dirs)
+	return l.bind(fs, "workflows", workflows)
+}
+
+func workflows(e env, dirs []string, workspace string, asJSON bool) int {
 	ws, err := workspaceDir(workspace)
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
 	list := engine.ListSavedWorkflows(engine.Config{
 		WorkflowsDirs: engine.WorkflowSearchDirs(dirs, ws, e.getenv("HOME")), Workspace: ws})
-	code = exitCompleted
+	code := exitCompleted
 	if len(list.Errors) > 0 {
 		code = exitFailed
 	}
@@ -105,7 +108,7 @@ func readSavedWorkflow(in *invocation, e env) error {
 		if errors.As(err, &we) {
 			msg = we.Message
 		}
-		return usagef("%s is neither a file nor a saved workflow: %s%s", in.savedName, msg, commandsHint)
+		return usagef("%s is neither a file nor a saved workflow: %s%s", in.savedName, msg, commandsHint(in.savedName))
 	}
 	in.req.Script, in.req.ScriptName, in.scriptFile = src, file, file
 	return nil
