@@ -75,16 +75,16 @@ func (o *agentOptions) run(e env) int {
 	}
 
 	prog := progressLine(e, events)
-	defer prog.stop()
+	defer prog.Stop()
 	opts := tool.Options{Owner: agentOwner, Personas: toolPersonas(in.personas), Subagents: subs}
 	if prog != nil {
-		opts.OnEvent = prog.record
+		opts.OnEvent = prog.Record
 	}
 	if o.printScript {
 		opts.BeforeRun = func(req engine.WorkflowStartRequest) {
 			text := fmt.Sprintf("--- workflow script ---\n%s\n--- end of script ---\n", strings.TrimRight(req.Script, "\n"))
 			if prog != nil {
-				prog.above(text)
+				prog.Above(text)
 				return
 			}
 			fmt.Fprint(e.stderr, text)
@@ -95,7 +95,7 @@ func (o *agentOptions) run(e env) int {
 	cfg.Toolbox = tools.Toolbox(append([]tool.Name{tool.Workflow, tool.Agent}, tool.SubagentNames()...)...)
 	parent, err := openai.New(cfg)
 	if err != nil {
-		prog.stop()
+		prog.Stop()
 		notice(e, "wfrun agent needs the openai provider for the parent model: %v", err)
 		_ = closeSubagents(subs)
 		_ = closeEngine(eng)
@@ -121,7 +121,7 @@ func (o *agentOptions) run(e env) int {
 			waiting = false
 		case sig := <-e.signals:
 			if interrupted {
-				prog.stop()
+				prog.Stop()
 				notice(e, "second %s: exiting without waiting for the parent agent", signalName(sig))
 				return exitInterrupted
 			}
@@ -129,7 +129,7 @@ func (o *agentOptions) run(e env) int {
 			cancel()
 		}
 	}
-	prog.stop()
+	prog.Stop()
 	code := exitCompleted
 	switch {
 	case out.err != nil:

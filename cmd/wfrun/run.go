@@ -285,15 +285,15 @@ func startAndWait(eng *engine.Engine, in *invocation, e env, s *sinks) (*engine.
 // result (nil after a second signal) and the exit status.
 func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.Run, error)) (*engine.WorkflowResult, int) {
 	prog := progressLine(e, s)
-	defer prog.stop()
+	defer prog.Stop()
 	var onEvent func(engine.Event)
 	if prog != nil {
-		onEvent = prog.record
+		onEvent = prog.Record
 	}
 
 	run, err := start(onEvent)
 	if err != nil {
-		prog.stop()
+		prog.Stop()
 		res := engine.FailedResult("", err)
 		return &res, exitFailed
 	}
@@ -302,12 +302,12 @@ func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.
 	for {
 		select {
 		case <-run.Done():
-			prog.stop()
+			prog.Stop()
 			res := run.Wait()
 			return &res, exitStatus(res, interrupted)
 		case sig := <-e.signals:
 			if interrupted {
-				prog.stop()
+				prog.Stop()
 				notice(e, "second %s: exiting without waiting for the run", signalName(sig))
 				return nil, exitInterrupted
 			}

@@ -182,13 +182,13 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	}
 
 	prog := progressLine(e, s)
-	defer prog.stop()
+	defer prog.Stop()
 	onEvent := func(ev engine.Event) {
 		if s != nil {
 			s.log.record(ev)
 		}
 		if prog != nil {
-			prog.record(ev)
+			prog.Record(ev)
 		}
 	}
 	type settled struct {
@@ -204,7 +204,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	for {
 		select {
 		case st := <-done:
-			prog.stop()
+			prog.Stop()
 			res := st.res
 			if st.err != nil {
 				res = engine.FailedResult(run.ID(), st.err)
@@ -212,7 +212,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 			return printJSON(e, res, exitStatus(res, interrupted))
 		case sig := <-e.signals:
 			if interrupted {
-				prog.stop()
+				prog.Stop()
 				notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", signalName(sig))
 				return exitInterrupted
 			}
