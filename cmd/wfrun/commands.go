@@ -106,6 +106,14 @@ func (c command) title() string {
 	return c.name
 }
 
+// word is how a list of commands names it: wfrun SCRIPT.js for run.
+func (c command) word() string {
+	if c.name == "run" {
+		return "SCRIPT.js"
+	}
+	return c.name
+}
+
 // helpCommand is what prints the command's flags.
 func (c command) helpCommand() string {
 	if c.name == "run" {
@@ -189,11 +197,7 @@ func (c command) unknownFlag(name string) error {
 			continue
 		}
 		if fs, _ := o.flagSet(); fs.Lookup(name) != nil {
-			if o.name == "run" {
-				owners = append(owners, "SCRIPT.js")
-			} else {
-				owners = append(owners, o.name)
-			}
+			owners = append(owners, o.word())
 		}
 	}
 	if len(owners) == 0 {

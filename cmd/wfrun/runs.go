@@ -1,16 +1,14 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
+	"github.com/wfrun/wfrun/engine/ledgertext"
 	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/statedir"
 )
@@ -38,7 +36,7 @@ func ledgerCmd(fs *flag.FlagSet, bind func(f *runsOptions), run func(f *runsOpti
 
 func runsCmd(fs *flag.FlagSet) runFunc {
 	return ledgerCmd(fs, func(f *runsOptions) {
-		text(fs, &f.status, "status", "only the runs of this `STATUS`: "+statusList())
+		text(fs, &f.status, "status", "only the runs of this `STATUS`: "+ledgertext.Statuses())
 		text(fs, &f.name, "name", "only the runs of the workflow `NAME`")
 		bindJSON(fs, &f.asJSON)
 		f.temporalFlags.bindConnection(fs)
@@ -110,7 +108,7 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 	}
 	status := ledger.RunStatus(f.status)
 	if f.status != "" && !status.Valid() {
-		return usageFail(e, "--status %q is not a run status; use one of %s", f.status, statusList())
+		return usageFail(e, "--status %q is not a run status; use one of %s", f.status, ledgertext.Statuses())
 	}
 	eng, err := openLedgerEngine(f, e)
 	if err != nil {
@@ -128,42 +126,8 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 			Runs []ledger.Run `json:"runs"`
 		}{runs}, exitCompleted)
 	}
-	if len(runs) == 0 {
-		fmt.Fprintln(e.stdout, "No runs.")
-		return exitCompleted
-	}
-	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tNAME\tSTATUS\tAGENTS\tTOKENS\tCOST\tAGE")
-	now := time.Now()
-	for _, r := range runs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Status, agentsCell(r), human.Count(r.Usage.Tokens()),
-			fmt.Sprintf("$%.4f", r.Usage.CostUSD), human.Age(now.Sub(r.CreatedAt)))
-	}
-	w.Flush()
+	ledgertext.WriteRuns(e.stdout, runs, time.Now())
 	return exitCompleted
-}
-
-func statusList() string {
-	var names []string
-	for _, s := range ledger.RunStatuses() {
-		names = append(names, string(s))
-	}
-	return strings.Join(names, ", ")
-}
-
-func agentsCell(r ledger.Run) string {
-	if r.Agents.Replayed > 0 {
-		return fmt.Sprintf("%d (%d replayed)", r.AgentsSpawned, r.Agents.Replayed)
-	}
-	return fmt.Sprint(r.AgentsSpawned)
-}
-
-// shown is what `wfrun show --json` prints.
-type shown struct {
-	Run      ledger.Run     `json:"run"`
-	Retries  []string       `json:"retries"` // the runs that retry or resume it
-	Children []ledger.Child `json:"children"`
-	Timeline []ledger.Event `json:"timeline"`
 }
 
 // showRun is `wfrun show RUNID [--json]`: the run, its lineage, a tree
@@ -178,105 +142,19 @@ func showRun(f *runsOptions, positional []string, e env) int {
 		return exitFailed
 	}
 	defer closeEngine(eng)
-	l := eng.Ledger()
-	var s shown
-	if s.Run, err = l.Get(positional[0]); err != nil {
-		notice(e, "%v; wfrun runs lists the runs of %s", err, l.Path())
+	s, err := ledgertext.Show(eng.Ledger(), positional[0])
+	if errors.Is(err, ledger.ErrNotFound) {
+		notice(e, "%v; wfrun runs lists the runs of %s", err, eng.Ledger().Path())
 		return exitFailed
-	}
-	s.Children, err = l.Children(s.Run.ID)
-	if err == nil {
-		s.Timeline, err = l.Timeline(s.Run.ID)
-	}
-	var retries []ledger.Run
-	if err == nil {
-		retries, err = l.List(ledger.Filter{ParentRun: s.Run.ID})
-	}
-	if err != nil {
-		notice(e, "the run ledger: %v", err)
+	} else if err != nil {
+		notice(e, "%v", err)
 		return exitFailed
-	}
-	s.Retries = []string{}
-	for _, r := range retries {
-		s.Retries = append(s.Retries, r.ID)
 	}
 	if f.asJSON {
 		return printJSON(e, s, exitCompleted)
 	}
-	writeShown(e.stdout, s)
+	ledgertext.WriteShown(e.stdout, s)
 	return exitCompleted
-}
-
-// writeShown renders a run for a person: a header, the lineage, the
-// children grouped by phase as a tree, and the timeline.
-func writeShown(out io.Writer, s shown) {
-	r := s.Run
-	dur := ""
-	if r.EndedAt != nil {
-		dur = " · " + r.EndedAt.Sub(r.CreatedAt).Round(100*time.Millisecond).String()
-	}
-	fmt.Fprintf(out, "%s %q %s · %s agents · %s tokens · $%.4f%s\n", r.ID, r.Name, r.Status, agentsCell(r), human.Count(r.Usage.Tokens()), r.Usage.CostUSD, dur)
-	fmt.Fprintf(out, "  owner %s · started %s", r.Owner, r.CreatedAt.Format(time.RFC3339))
-	if r.Dir != "" {
-		fmt.Fprintf(out, " · folder %s", r.Dir)
-	}
-	fmt.Fprintln(out)
-	if r.ParentRun != "" {
-		fmt.Fprintf(out, "  resumes %s\n", r.ParentRun)
-	}
-	if len(s.Retries) > 0 {
-		fmt.Fprintf(out, "  retried or resumed as %s\n", strings.Join(s.Retries, ", "))
-	}
-	if r.Error != "" {
-		fmt.Fprintf(out, "  %s: %s\n", r.ErrorCode, r.Error)
-	}
-	if len(s.Children) > 0 {
-		fmt.Fprintln(out, "Agents")
-		w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-		phase := "\x00"
-		for i, c := range s.Children {
-			if c.Phase != phase {
-				phase = c.Phase
-				title := phase
-				if title == "" {
-					title = "(no phase)"
-				}
-				fmt.Fprintf(w, "  %s\t\t\t\t\t\n", title)
-			}
-			branch := "├─"
-			if i == len(s.Children)-1 || s.Children[i+1].Phase != phase {
-				branch = "└─"
-			}
-			note := ""
-			if c.Replayed {
-				note = "replayed"
-			} else if c.Error != "" {
-				note = human.FirstLine(c.Error, 80)
-			}
-			fmt.Fprintf(w, "  %s #%d %s\t%s\t%s\t%s tokens\t%s\n", branch, c.Seq, human.FirstLine(c.Label, 48), c.Status, childDuration(c), human.Count(c.Usage.Tokens()), note)
-		}
-		w.Flush()
-	}
-	if len(s.Timeline) > 0 {
-		fmt.Fprintln(out, "Timeline")
-		for _, ev := range s.Timeline {
-			line := string(ev.Kind)
-			if ev.Detail != "" {
-				line += ": " + ev.Detail
-			}
-			fmt.Fprintf(out, "  %s  %s\n", ev.At.Format("2006-01-02 15:04:05"), line)
-		}
-	}
-}
-
-func childDuration(c ledger.Child) string {
-	var meta struct {
-		DurationMs *int64 `json:"durationMs"`
-	}
-	if json.Unmarshal(c.Metadata, &meta) != nil || meta.DurationMs == nil {
-		return "-"
-	}
-	return (time.Duration(*meta.DurationMs) * time.Millisecond).Round(100 * time.Millisecond).String()
 }
 
 // stopRun is `wfrun stop RUNID [--reason TEXT]`: the stop verb. The

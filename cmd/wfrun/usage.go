@@ -125,6 +125,9 @@ func usage() string {
 		}
 		fs, _ := c.flagSet()
 		fs.VisitAll(func(f *flag.Flag) {
+			if f.Name == "version" {
+				return // on the usage line
+			}
 			for _, title := range titles {
 				if inSection(shared[title], f) {
 					return
@@ -134,7 +137,7 @@ func usage() string {
 			if owners[key] == nil {
 				own = append(own, f)
 			}
-			owners[key] = append(owners[key], c.title())
+			owners[key] = append(owners[key], c.word())
 		})
 	}
 	for _, f := range own {
