@@ -3,13 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/wfrun/wfrun/agentapi/persona"
-	"github.com/wfrun/wfrun/internal/human"
+	"github.com/wfrun/wfrun/engine/listing"
 )
 
 // agentsCmd is `wfrun agents [--agents-dir DIR]... [--workspace DIR]
@@ -33,9 +30,9 @@ func agents(e env, dirs []string, workspace string, asJSON bool) int {
 		code = exitFailed
 	}
 	if asJSON {
-		return printJSON(e, agentsListing(set), code)
+		return printJSON(e, listing.AgentsOf(set), code)
 	}
-	writeAgents(e.stdout, set)
+	listing.WriteAgents(e.stdout, set)
 	return code
 }
 
@@ -63,101 +60,6 @@ func loadPersonas(dirs []string, workspace string, e env) (*persona.Set, error) 
 		return nil, err
 	}
 	return persona.Load(persona.SearchDirs(dirs, ws, e.getenv("HOME"))), nil
-}
-
-// agentsJSON is the --json form of the listing.
-type agentsJSON struct {
-	Dirs     []agentsDir       `json:"dirs"`
-	Personas []persona.Persona `json:"personas"`
-	Errors   []agentsError     `json:"errors"`
-	// Warnings are files that loaded but are not valid YAML (read line
-	// by line): each names the file and the line.
-	Warnings []agentsError `json:"warnings"`
-}
-
-type agentsDir struct {
-	Path  string `json:"path"`
-	Found bool   `json:"found"`
-}
-
-type agentsError struct {
-	File    string `json:"file"`
-	Line    int    `json:"line,omitempty"`
-	Message string `json:"message"`
-}
-
-func agentsListing(set *persona.Set) agentsJSON {
-	out := agentsJSON{Dirs: []agentsDir{}, Personas: set.Personas(), Errors: []agentsError{}, Warnings: []agentsError{}}
-	found := map[string]bool{}
-	for _, d := range set.FoundDirs() {
-		found[d] = true
-	}
-	for _, d := range set.Dirs() {
-		out.Dirs = append(out.Dirs, agentsDir{Path: d, Found: found[d]})
-	}
-	for _, le := range set.Errors() {
-		out.Errors = append(out.Errors, agentsError{File: le.File, Line: le.Line, Message: le.Message})
-	}
-	for _, w := range set.Warnings() {
-		out.Warnings = append(out.Warnings, agentsError{File: w.File, Line: w.Line, Message: w.Message})
-	}
-	return out
-}
-
-// writeAgents prints the listing for a person: the folders, one row per
-// persona, then the errors.
-func writeAgents(w io.Writer, set *persona.Set) {
-	l := agentsListing(set)
-	fmt.Fprintln(w, "Folders searched, first match wins:")
-	for _, d := range l.Dirs {
-		state := ""
-		if !d.Found {
-			state = "  (none)"
-		}
-		fmt.Fprintf(w, "  %s%s\n", d.Path, state)
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tMODEL\tTOOLS\tSOURCE\tDESCRIPTION")
-	for _, p := range l.Personas {
-		model := p.Model
-		if model == "" {
-			model = "inherit"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, model, toolsText(p), p.Source, human.FirstLine(p.Description, 60))
-	}
-	_ = tw.Flush()
-	if warns := set.Warnings(); len(warns) > 0 {
-		fmt.Fprintf(w, "\n%d %s loaded with a warning:\n", len(warns), human.Noun(len(warns), "file", "files"))
-		for _, le := range warns {
-			fmt.Fprintf(w, "  %v\n", le)
-		}
-	}
-	if len(l.Errors) > 0 {
-		fmt.Fprintf(w, "\n%d %s could not be loaded:\n", len(l.Errors), human.Noun(len(l.Errors), "file", "files"))
-		for _, le := range set.Errors() {
-			fmt.Fprintf(w, "  %v\n", le)
-		}
-	}
-}
-
-// toolsText describes a persona's tools in one cell.
-func toolsText(p persona.Persona) string {
-	s := "all"
-	switch {
-	case p.Tools == nil:
-	case len(p.Tools) == 0:
-		s = "none"
-	default:
-		s = strings.Join(p.Tools, ", ")
-	}
-	if len(p.DisallowedTools) > 0 {
-		s += " (not " + strings.Join(p.DisallowedTools, ", ") + ")"
-	}
-	if p.ReadOnly {
-		s += " [read-only]"
-	}
-	return s
 }
 
 // listingOptions are the flags of a listing command (agents, workflows):

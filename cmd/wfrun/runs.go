@@ -8,7 +8,7 @@ import (
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
-	"github.com/wfrun/wfrun/engine/ledgertext"
+	"github.com/wfrun/wfrun/engine/listing"
 	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/statedir"
 )
@@ -36,7 +36,7 @@ func ledgerCmd(fs *flag.FlagSet, bind func(f *runsOptions), run func(f *runsOpti
 
 func runsCmd(fs *flag.FlagSet) runFunc {
 	return ledgerCmd(fs, func(f *runsOptions) {
-		text(fs, &f.status, "status", "only the runs of this `STATUS`: "+ledgertext.Statuses())
+		text(fs, &f.status, "status", "only the runs of this `STATUS`: "+listing.Statuses())
 		text(fs, &f.name, "name", "only the runs of the workflow `NAME`")
 		bindJSON(fs, &f.asJSON)
 		f.temporalFlags.bindConnection(fs)
@@ -108,7 +108,7 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 	}
 	status := ledger.RunStatus(f.status)
 	if f.status != "" && !status.Valid() {
-		return usageFail(e, "--status %q is not a run status; use one of %s", f.status, ledgertext.Statuses())
+		return usageFail(e, "--status %q is not a run status; use one of %s", f.status, listing.Statuses())
 	}
 	eng, err := openLedgerEngine(f, e)
 	if err != nil {
@@ -126,7 +126,7 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 			Runs []ledger.Run `json:"runs"`
 		}{runs}, exitCompleted)
 	}
-	ledgertext.WriteRuns(e.stdout, runs, time.Now())
+	listing.WriteRuns(e.stdout, runs, time.Now())
 	return exitCompleted
 }
 
@@ -142,7 +142,7 @@ func showRun(f *runsOptions, positional []string, e env) int {
 		return exitFailed
 	}
 	defer closeEngine(eng)
-	s, err := ledgertext.Show(eng.Ledger(), positional[0])
+	s, err := listing.Show(eng.Ledger(), positional[0])
 	if errors.Is(err, ledger.ErrNotFound) {
 		notice(e, "%v; wfrun runs lists the runs of %s", err, eng.Ledger().Path())
 		return exitFailed
@@ -153,7 +153,7 @@ func showRun(f *runsOptions, positional []string, e env) int {
 	if f.asJSON {
 		return printJSON(e, s, exitCompleted)
 	}
-	ledgertext.WriteShown(e.stdout, s)
+	listing.WriteShown(e.stdout, s)
 	return exitCompleted
 }
 

@@ -3,15 +3,12 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/human"
+	"github.com/wfrun/wfrun/engine/listing"
 )
 
 // workflowsCmd is `wfrun workflows [--workflows-dir DIR]...
@@ -39,42 +36,8 @@ func workflows(e env, dirs []string, workspace string, asJSON bool) int {
 	if asJSON {
 		return printJSON(e, list, code)
 	}
-	writeWorkflows(e.stdout, list)
+	listing.WriteWorkflows(e.stdout, list)
 	return code
-}
-
-// writeWorkflows prints the listing for a person: the folders, one row per
-// workflow, then the errors.
-func writeWorkflows(w io.Writer, l engine.SavedWorkflows) {
-	fmt.Fprintln(w, "Folders searched, first match wins:")
-	for _, d := range l.Dirs {
-		state := ""
-		if !d.Found {
-			state = "  (none)"
-		}
-		fmt.Fprintf(w, "  %s%s\n", d.Path, state)
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tPHASES\tFILE\tDESCRIPTION")
-	for _, sw := range l.Workflows {
-		phases := strings.Join(sw.Phases, ", ")
-		if phases == "" {
-			phases = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sw.Name, human.FirstLine(phases, 40), sw.File, human.FirstLine(sw.Description, 60))
-	}
-	_ = tw.Flush()
-	if len(l.Errors) > 0 {
-		fmt.Fprintf(w, "\n%d %s could not be loaded:\n", len(l.Errors), human.Noun(len(l.Errors), "file", "files"))
-		for _, le := range l.Errors {
-			if le.Line > 0 {
-				fmt.Fprintf(w, "  %s:%d: %s\n", le.File, le.Line, le.Message)
-			} else {
-				fmt.Fprintf(w, "  %s: %s\n", le.File, le.Message)
-			}
-		}
-	}
 }
 
 // savedWorkflowName matches what `wfrun NAME` may take for the name of a

@@ -1,4 +1,4 @@
-package ledgertext
+package listing
 
 import (
 	"encoding/json"

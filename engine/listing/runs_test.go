@@ -1,4 +1,4 @@
-package ledgertext
+package listing
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine/ledger"
 )
 
@@ -56,6 +57,22 @@ func TestWriteShownGroupsTheAgentsByPhaseAsATree(t *testing.T) {
 		"  Read", "├─ #1 read", "1.1s", "replayed", "└─ #2 write", "no", "(no phase)", "└─ #3 sum", "Timeline", "note: remember"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the run shown lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestToolsTextSaysAllNoneOrTheListWithItsLimits(t *testing.T) {
+	for _, tc := range []struct {
+		p    persona.Persona
+		want string
+	}{
+		{persona.Persona{}, "all"},
+		{persona.Persona{Tools: []string{}}, "none"},
+		{persona.Persona{Tools: []string{"Read", "Grep"}, DisallowedTools: []string{"Bash"}}, "Read, Grep (not Bash)"},
+		{persona.Persona{ReadOnly: true}, "all [read-only]"},
+	} {
+		if got := toolsText(tc.p); got != tc.want {
+			t.Errorf("toolsText(%+v) = %q, want %q", tc.p, got, tc.want)
 		}
 	}
 }
