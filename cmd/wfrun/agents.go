@@ -16,7 +16,7 @@ import (
 // printed either way.
 func agentsCmd(fs *flag.FlagSet) runFunc {
 	l := &listingOptions{}
-	agentsDirFlag(fs, &l.dirs)
+	bindAgentsDir(fs, &l.dirs)
 	return l.bind(fs, "agents", agents)
 }
 
@@ -73,7 +73,7 @@ type listingOptions struct {
 // bind binds --workspace and --json and returns the command's run
 // function, which calls list with the flags.
 func (l *listingOptions) bind(fs *flag.FlagSet, cmd string, list func(e env, dirs []string, workspace string, asJSON bool) int) runFunc {
-	workspaceFlag(fs, &l.workspace)
+	bindWorkspace(fs, &l.workspace)
 	bindJSON(fs, &l.asJSON)
 	return func(e env, positional []string) int {
 		if len(positional) > 0 {

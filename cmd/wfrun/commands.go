@@ -78,7 +78,7 @@ func commands() []command {
 			summary: "cancel a live run, in whichever process runs it"},
 		{name: "note", use: "note RUNID TEXT", flags: noteCmd, section: sectionDurable,
 			summary: "a note on the run's timeline; its status stays"},
-		{name: "ui", use: "ui [flags]", flags: uiCmd, section: sectionDurable, why: "it runs no script of its own: its retries and continues take the run's saved request",
+		{name: "ui", use: "ui [flags]", flags: uiCmd, section: sectionDurable, why: "it runs no script of its own: the page shows each run's events from its folder, and its retries and continues take the run's saved request",
 			summary: "a local web page over the ledger: the runs, each run's timeline and agents, live, and the verbs as buttons (docs/ui.md)"},
 		{name: "worker", use: "worker --temporal HOST:PORT [flags]", flags: workerCmd, section: sectionTemporal,
 			why:     "every run brings its own request, and lives in the cluster's history, not in a runs folder",
@@ -114,22 +114,13 @@ func (c command) word() string {
 	return c.name
 }
 
-// helpCommand is what prints the command's flags.
-func (c command) helpCommand() string {
-	if c.name == "run" {
-		return "wfrun --help"
-	}
-	return "wfrun " + c.name + " --help"
-}
-
 // flagSet returns the command's flags, bound to a fresh options struct,
 // and its run function.
 func (c command) flagSet() (*flag.FlagSet, runFunc) {
 	fs := flag.NewFlagSet("wfrun "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	run := c.flags(fs)
-	return fs, run
+	return fs, c.flags(fs)
 }
 
 // invoke parses args with the command's flags and runs it. Flags may come
@@ -204,7 +195,7 @@ func (c command) unknownFlag(name string) error {
 		if c.name == "run" {
 			return fmt.Errorf("unknown flag --%s", name)
 		}
-		return fmt.Errorf("unknown flag --%s; %s lists the flags %s takes", name, c.helpCommand(), c.name)
+		return fmt.Errorf("unknown flag --%s; wfrun %s --help lists the flags %s takes", name, c.name, c.name)
 	}
 	why := ""
 	if c.why != "" {

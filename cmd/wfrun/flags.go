@@ -37,7 +37,7 @@ type inputFlags struct {
 }
 
 func (f *inputFlags) bind(fs *flag.FlagSet) {
-	argsFlag(fs, &f.args)
+	bindArgs(fs, &f.args)
 	text(fs, &f.meta, "meta", "the workflow's meta, `JSON|@FILE`, for scripts without export const meta:\n"+
 		`  --meta '{"name":"research","description":"research then write"}'`+"\n"+
 		"A script with no meta anywhere is named after its file, and a notice on stderr says so")
@@ -46,7 +46,7 @@ func (f *inputFlags) bind(fs *flag.FlagSet) {
 	text(fs, &f.parent, "parent", "the agent, by `NAME`, that owns the run's children (default \"cli\")")
 }
 
-func argsFlag(fs *flag.FlagSet, p *string) {
+func bindArgs(fs *flag.FlagSet, p *string) {
 	text(fs, p, "args", "the script's args global, `JSON|@FILE` (@- reads it from stdin):\n"+
 		`  --args '{"topic":"vector databases"}'  or  --args @args.json`)
 }
@@ -73,7 +73,7 @@ func (f *agentFlags) bind(fs *flag.FlagSet) {
 		`  {"rules": [{"match": "^Audit", "reply": "…", "delayMs": 50,`+"\n"+
 		`              "fail": "…", "timeout": false,`+"\n"+
 		`              "usage": {"inputTokens": 10, "outputTokens": 5}}]}`)
-	workflowsDirFlag(fs, &f.workflowsDirs)
+	bindWorkflowsDir(fs, &f.workflowsDirs)
 	text(fs, &f.baseURL, "base-url", "the OpenAI-compatible `URL` of the openai provider (default OPENAI_BASE_URL, else api.openai.com with OPENAI_API_KEY); its default model is --model or WFRUN_MODEL")
 	text(fs, &f.mcpConfig, "mcp-config", "MCP servers in `FILE` whose tools the openai provider's agents may use, as mcp__SERVER__TOOL:\n"+
 		`  {"mcpServers": {"NAME": {"command": "…", "args": […]}`+"\n"+
@@ -87,23 +87,23 @@ func (f *agentFlags) bind(fs *flag.FlagSet) {
 	text(fs, &f.transcripts, "transcripts", "write each openai agent's conversation to `DIR`/AGENT_ID.jsonl")
 	text(fs, &f.prices, "prices", "USD per million tokens by model, in `FILE`, over the built-in table:\n"+
 		`  {"my-model": {"input": 0.5, "output": 1.5}}`)
-	agentsDirFlag(fs, &f.agentsDirs)
+	bindAgentsDir(fs, &f.agentsDirs)
 	text(fs, &f.modelMap, "model-map", "what model aliases mean at the endpoint, `MAP|@FILE`:\n"+
 		"  --model-map haiku=gpt-4o-mini,sonnet=gpt-4.1,opus=o3\n"+
 		`or a JSON file {"sonnet": {"model": "…", "contextWindow": N}}; an unmapped alias falls back to the run's model, with a note`)
-	workspaceFlag(fs, &f.workspace)
+	bindWorkspace(fs, &f.workspace)
 	f.sandboxFlags.bind(fs)
 }
 
-func workflowsDirFlag(fs *flag.FlagSet, p *[]string) {
+func bindWorkflowsDir(fs *flag.FlagSet, p *[]string) {
 	list(fs, p, "workflows-dir", "a `DIR` where workflow(name) finds saved workflows (NAME.js) first; repeatable. Then WORKSPACE/.claude/workflows, WORKSPACE/.wfrun/workflows and ~/.claude/workflows", nil)
 }
 
-func agentsDirFlag(fs *flag.FlagSet, p *[]string) {
+func bindAgentsDir(fs *flag.FlagSet, p *[]string) {
 	list(fs, p, "agents-dir", "a `DIR` of persona files (Claude Code agent definitions, NAME.md) that agentType may name; repeatable, searched before WORKSPACE/.claude/agents, WORKSPACE/.wfrun/agents and ~/.claude/agents; the first file to define a name wins", nil)
 }
 
-func workspaceFlag(fs *flag.FlagSet, p *string) {
+func bindWorkspace(fs *flag.FlagSet, p *string) {
 	text(fs, p, "workspace", "the `DIR` the agents work in (default the current folder): their tools (Read, Write, Edit, Glob, Grep, Bash) reach no path outside it, and isolation: 'worktree' makes a git worktree of it for the agent")
 }
 

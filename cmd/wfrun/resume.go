@@ -51,7 +51,7 @@ func resumeCmd(cmd resumeVerb) func(fs *flag.FlagSet) runFunc {
 	return func(fs *flag.FlagSet) runFunc {
 		o := &options{}
 		if cmd == verbResume {
-			argsFlag(fs, &o.args)
+			bindArgs(fs, &o.args)
 		}
 		o.bindTools(fs)
 		return func(e env, positional []string) int {

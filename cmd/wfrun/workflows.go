@@ -18,7 +18,7 @@ import (
 // when some did not; the listing is printed either way.
 func workflowsCmd(fs *flag.FlagSet) runFunc {
 	l := &listingOptions{}
-	workflowsDirFlag(fs, &l.dirs)
+	bindWorkflowsDir(fs, &l.dirs)
 	return l.bind(fs, "workflows", workflows)
 }
 
