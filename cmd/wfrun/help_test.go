@@ -91,3 +91,33 @@ func TestVersionPrintsOneLine(t *testing.T) {
 		t.Errorf("--version = %q", o.stdout)
 	}
 }
+
+func TestAFlagACommandDoesNotTakeIsRefusedNamingTheCommandsThatDo(t *testing.T) {
+	all := map[string]bool{}
+	for _, c := range commands() {
+		if c.flags != nil {
+			fs, _ := c.flagSet()
+			fs.VisitAll(func(f *flag.Flag) { all[f.Name] = true })
+		}
+	}
+	for _, c := range commands() {
+		if c.flags == nil {
+			continue
+		}
+		fs, _ := c.flagSet()
+		for name := range all {
+			if fs.Lookup(name) != nil {
+				continue
+			}
+			var stdout, stderr strings.Builder
+			code := c.invoke([]string{"--" + name + "=x"}, env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+			if code != exitUsage || stdout.Len() != 0 {
+				t.Fatalf("wfrun %s --%s=x: exit %d, stdout %q; want exit 2 and nothing on stdout", c.name, name, code, stdout.String())
+			}
+			said := stderr.String()
+			if !strings.Contains(said, "--"+name+" does not apply to "+c.title()) || !strings.Contains(said, "it belongs to wfrun ") {
+				t.Errorf("wfrun %s --%s: stderr %q, want it to say that --%s does not apply and who takes it", c.name, name, said, name)
+			}
+		}
+	}
+}
