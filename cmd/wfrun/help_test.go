@@ -58,6 +58,11 @@ func TestEveryCommandsHelpExplainsEachOfItsFlags(t *testing.T) {
 			t.Errorf("wfrun --help does not list wfrun %s", c.use)
 		}
 	}
+	for _, field := range requestFields() {
+		if !strings.Contains(full, " "+field+",") && !strings.Contains(full, " "+field+";") {
+			t.Errorf("the help of --request does not name the request's field %s", field)
+		}
+	}
 	for _, code := range []string{"0 ", "1 ", "2 ", "130 "} {
 		if !strings.Contains(full, "\n  "+code) {
 			t.Errorf("the usage text does not explain exit status %s", code)
