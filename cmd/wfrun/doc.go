@@ -10,16 +10,16 @@
 //	wfrun mcp [flags]                   serve the tools over MCP (stdio, or --http)
 //	wfrun agent "TASK" [flags]          a parent model with the workflow, agent and sub-agent tools
 //	wfrun ralph "OBJECTIVE"             the Ralph loop (engine/ralph)
-//	wfrun resume RUNID                  durable runs: the runs folder and its ledger (docs/durability.md)
-//	wfrun retry RUNID
-//	wfrun continue RUNID
-//	wfrun runs
-//	wfrun show RUNID
-//	wfrun stop RUNID
-//	wfrun note RUNID TEXT
+//	wfrun resume RUNID                  a new run that replays RUNID's finished agents (docs/durability.md)
+//	wfrun retry RUNID                   a failed, cancelled or abandoned run again, as a new run
+//	wfrun continue RUNID                an abandoned run resumed in place
+//	wfrun runs                          the runs of the ledger
+//	wfrun show RUNID                    a run, its agents by phase and its timeline
+//	wfrun stop RUNID                    cancel a live run, in whichever process runs it
+//	wfrun note RUNID TEXT               a note on the run's timeline
 //	wfrun ui                            a local web page over the ledger (engine/ui)
 //	wfrun worker --temporal HOST:PORT   runs on Temporal (engine/temporal, docs/scale-out.md)
-//	wfrun temporal dev
+//	wfrun temporal dev                  a Temporal server on this machine
 //
 // stdout carries only the JSON answer; notices, the live progress line (on a
 // terminal) and `--events -` go to stderr. The exit status is the contract a
@@ -53,6 +53,7 @@
 // a script (resume.go, ralph.go), and runs, show, stop and note read or
 // change the ledger through an engine that runs nothing (runs.go).
 //
-// Place: cmd → engine (and engine/tool, engine/mcpserver). The command imports engine and the providers it
-// registers; nothing imports it.
+// Place: the top. It imports engine, the packages beside it (engine/tool,
+// engine/mcpserver, engine/progress, engine/listing, …) and the providers it
+// registers, as internal/testkit/layers lists; nothing imports it.
 package main
