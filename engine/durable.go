@@ -206,6 +206,9 @@ func overlay(old, req WorkflowStartRequest) WorkflowStartRequest {
 	if len(req.Meta) > 0 {
 		out.Meta = req.Meta
 	}
+	if len(req.FallbackMeta) > 0 {
+		out.FallbackMeta = req.FallbackMeta
+	}
 	if len(req.Args) > 0 {
 		out.Args = req.Args
 	}

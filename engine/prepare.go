@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -64,32 +65,40 @@ func (e *Engine) isolation(req WorkflowStartRequest) (Isolation, error) {
 // provider, the script, its meta, what it uses that a workflow lacks, its
 // literal agent() options, the limits.
 func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
+	p, _, err := e.prepareReporting(req)
+	return p, err
+}
+
+// prepareReporting is prepare, also reporting whether the checks reached
+// the meta and took the request's FallbackMeta for it: what Check tells
+// its caller even when a later check fails.
+func (e *Engine) prepareReporting(req WorkflowStartRequest) (p *prepared, metaFallback bool, err error) {
 	if err := checkRequestFields(req); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	provider, err := e.lookupProvider(req.SubagentProvider)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	cs := e.compiled(req)
 	if cs.err != nil {
-		return nil, cs.err
+		return nil, false, cs.err
 	}
-	m, warnings, err := resolveMeta(req, cs)
+	m, warnings, metaFallback, err := resolveMeta(req, cs)
 	if err != nil {
-		return nil, err
+		return nil, metaFallback, err
 	}
 	if err := checkAbsent(cs.script); err != nil {
-		return nil, err
+		return nil, metaFallback, err
 	}
 	callWarnings, err := checkAgentCalls(cs.script, provider)
 	if err != nil {
-		return nil, err
+		return nil, metaFallback, err
 	}
 	warnings = append(append(warnings, modelWarnings(m, provider)...), callWarnings...)
 	iso, err := e.isolation(req)
 	if err != nil {
-		return nil, err
+		return nil, metaFallback, err
 	}
 	cfg, limitWarnings := e.limits(req)
 	cfg.Parent, cfg.Script, cfg.Args, cfg.Meta, cfg.Provider = req.Parent, cs.script, req.Args, m, provider
@@ -102,7 +111,7 @@ func (e *Engine) prepare(req WorkflowStartRequest) (*prepared, error) {
 	for _, w := range e.cfg.Personas.Warnings() {
 		warnings = append(warnings, "persona "+w.Error())
 	}
-	return &prepared{script: cs.script, meta: m, warnings: warnings, provider: provider, cfg: cfg, isolate: iso, folder: folder}, nil
+	return &prepared{script: cs.script, meta: m, warnings: warnings, provider: provider, cfg: cfg, isolate: iso, folder: folder}, metaFallback, nil
 }
 
 // folderBudget resolves the size budget of the run's folder: the
@@ -145,6 +154,9 @@ func checkRequestFields(req WorkflowStartRequest) error {
 	if len(req.Meta) > maxMetaRequestBytes {
 		return wferr.New(wferr.InvalidRequest, "meta is %d bytes; the limit is %d", len(req.Meta), maxMetaRequestBytes)
 	}
+	if len(req.FallbackMeta) > maxMetaRequestBytes {
+		return wferr.New(wferr.InvalidRequest, "fallbackMeta is %d bytes; the limit is %d", len(req.FallbackMeta), maxMetaRequestBytes)
+	}
 	if req.MaxTotalAgents < 0 || req.Concurrency < 0 || req.TimeoutMs < 0 || req.AgentTimeoutMs < 0 || req.BudgetTokens < 0 || req.MaxMemoryBytes < 0 || req.MaxRunFolderBytes < 0 {
 		return wferr.New(wferr.InvalidRequest, "maxTotalAgents, concurrency, timeoutMs, agentTimeoutMs, budgetTokens, maxMemoryBytes and maxRunFolderBytes must not be negative (0 means the engine default)")
 	}
@@ -174,8 +186,9 @@ func (e *Engine) compiled(req WorkflowStartRequest) *compiled {
 }
 
 // resolveMeta merges the request's meta with the script's and validates the
-// result; the request's model replaces meta.model.
-func resolveMeta(req WorkflowStartRequest, cs *compiled) (meta.WorkflowMeta, []string, error) {
+// result; the request's model replaces meta.model. When neither has any,
+// the request's FallbackMeta is the meta, and fellBack says so.
+func resolveMeta(req WorkflowStartRequest, cs *compiled) (m meta.WorkflowMeta, warnings []string, fellBack bool, err error) {
 	if len(req.Meta) == 0 && cs.parsed != nil {
 		// What Merge and Parse below would return, parsed once per script.
 		// Each run gets its own phases and warnings (Run.Meta hands them
@@ -185,23 +198,26 @@ func resolveMeta(req WorkflowStartRequest, cs *compiled) (meta.WorkflowMeta, []s
 		if req.Model != "" {
 			m.Model = req.Model
 		}
-		return m, slices.Clone(cs.parsed.warnings), nil
+		return m, slices.Clone(cs.parsed.warnings), false, nil
 	}
 	raw, err := meta.Merge(req.Meta, cs.meta)
 	if err != nil {
-		return meta.WorkflowMeta{}, nil, err
+		return meta.WorkflowMeta{}, nil, false, err
+	}
+	if len(raw) == 0 && len(bytes.TrimSpace(req.FallbackMeta)) > 0 {
+		raw, fellBack = req.FallbackMeta, true
 	}
 	if len(raw) == 0 {
-		return meta.WorkflowMeta{}, nil, wferr.New(wferr.MetaInvalid, "the workflow has no meta: start the script with export const meta = { name: 'my-workflow', description: 'what it does' } or pass meta in the request")
+		return meta.WorkflowMeta{}, nil, false, wferr.New(wferr.MetaInvalid, "the workflow has no meta: start the script with export const meta = { name: 'my-workflow', description: 'what it does' } or pass meta in the request")
 	}
-	m, warnings, err := meta.Parse(raw)
+	m, warnings, err = meta.Parse(raw)
 	if err != nil {
-		return meta.WorkflowMeta{}, nil, err
+		return meta.WorkflowMeta{}, nil, fellBack, err
 	}
 	if req.Model != "" {
 		m.Model = req.Model
 	}
-	return m, warnings, nil
+	return m, warnings, fellBack, nil
 }
 
 // checkAgentCalls refuses, before anything runs, an agent() call whose

@@ -13,6 +13,11 @@ type WorkflowStartRequest struct {
 	// Meta is the workflow's meta as data (the DSH dialect). If the script
 	// also has `export const meta`, the two must be equal.
 	Meta json.RawMessage `json:"meta,omitempty"`
+	// FallbackMeta is the meta of a script that has none: it is used only
+	// when neither Meta nor the script's `export const meta` gives one
+	// (the command line names a DSH-dialect script's run after its file
+	// this way). Check's MetaFallback says whether it was used.
+	FallbackMeta json.RawMessage `json:"fallbackMeta,omitempty"`
 	// Args is passed to the script verbatim as the global args.
 	Args json.RawMessage `json:"args,omitempty"`
 	// SubagentProvider overrides the engine's default provider for every child.

@@ -34,6 +34,10 @@ type conversation struct {
 
 	sch      *schema.Schema // nil for a text call
 	toolMode bool           // the schema is answered through final_answer
+	// named is set when the last request's tool_choice named final_answer,
+	// and forced when it named it or said "required": a reply without the
+	// call then shows that the endpoint ignored the tool_choice.
+	named, forced bool
 
 	ctxw contextWindow // keeps the history within the model's window
 
@@ -181,7 +185,7 @@ func (c *conversation) pickTools(ctx context.Context) error {
 
 // add appends m to the conversation and the transcript.
 func (c *conversation) add(m goopenai.ChatCompletionMessage) {
-	c.msgs = append(c.msgs, mendToolCalls(m))
+	c.msgs = append(c.msgs, mendMessage(m))
 	c.tr.message(m)
 }
 
@@ -229,6 +233,17 @@ func (c *conversation) run(ctx context.Context) (agentapi.Result, error) {
 		}
 
 		content := strings.TrimSpace(msg.Content)
+		if c.named && c.ignoredNamedChoice() {
+			// The text may still be the answer; if not, ask again, now with
+			// "required", which such an endpoint does enforce. This answer
+			// is not counted against the schema retries: the endpoint, not
+			// the model, left the tool out.
+			if out, verr := c.check(schema.StripFences(content)); content != "" && verr == nil {
+				return c.completed("", out), nil
+			}
+			c.add(userMessage(toolRequiredMessage))
+			continue
+		}
 		if content == "" {
 			c.add(userMessage(emptyReply))
 			continue
@@ -242,6 +257,10 @@ func (c *conversation) run(ctx context.Context) (agentapi.Result, error) {
 		}
 		invalid++
 		if invalid > c.p.cfg.SchemaRetries {
+			if c.forced {
+				verr = fmt.Errorf("%w (%s answered in plain text although tool_choice required a call to %s: it does not enforce tool_choice; use JSONSchemaMode %q, response_format, with it)",
+					verr, c.p.cfg.BaseURL, finalAnswerTool, SchemaAuto)
+			}
 			return c.invalidOutput(invalid, verr), nil
 		}
 		c.add(userMessage(schemaRetryMessage(verr, false)))
@@ -379,6 +398,20 @@ func (c *conversation) ask(ctx context.Context, withTools bool) (msg goopenai.Ch
 	return msg, nil, nil
 }
 
+// ignoredNamedChoice handles a reply without tool calls to a request whose
+// tool_choice named final_answer, which a compliant endpoint never sends:
+// the endpoint ignored the tool_choice (llama-server takes only "auto",
+// "none" and "required", and reads an object as "auto", with no error).
+// From then on every child of the provider sends "required". It reports
+// false when the provider already knew.
+func (c *conversation) ignoredNamedChoice() bool {
+	if c.p.noNamedChoice.Swap(true) {
+		return false
+	}
+	c.notes = append(c.notes, "the endpoint ignored a tool_choice naming final_answer (it answered in plain text); sent \"required\"")
+	return true
+}
+
 // countAborted adds the estimated prompt of a request that reached the
 // endpoint and was then aborted: the server worked on it but never said how
 // much, and a budget that counted nothing would undercount exactly the runs
@@ -425,6 +458,7 @@ func (c *conversation) answerOnTrimmedHistory(ctx context.Context, ce *callError
 
 // request builds the chat completion request for the next turn.
 func (c *conversation) request(withTools bool) goopenai.ChatCompletionRequest {
+	c.named, c.forced = false, false
 	r := goopenai.ChatCompletionRequest{
 		Model:           c.model,
 		Messages:        c.msgs,
@@ -441,10 +475,12 @@ func (c *conversation) request(withTools bool) goopenai.ChatCompletionRequest {
 			Description: "Give your final answer. Call this exactly once, when you have the answer; its arguments are the answer.",
 			Parameters:  c.sch.Raw(),
 		}})
+		c.forced = true
 		if len(r.Tools) > 1 || c.p.noNamedChoice.Load() {
 			r.ToolChoice = "required"
 		} else {
 			r.ToolChoice = goopenai.ToolChoice{Type: goopenai.ToolTypeFunction, Function: goopenai.ToolFunction{Name: finalAnswerTool}}
+			c.named = true
 		}
 	default:
 		r.ResponseFormat = &goopenai.ChatCompletionResponseFormat{

@@ -64,7 +64,10 @@
 // the request carries response_format json_schema (name "answer", not
 // strict); an endpoint that answers 400 naming response_format is asked
 // again, and from then on, through a forced tool final_answer whose
-// parameters are the schema. The schema is also written into the system
+// parameters are the schema. The tool_choice names final_answer when it is
+// the only tool; an endpoint that refuses that (400) or ignores it (the
+// reply has no call: llama-server reads it as "auto") gets "required" from
+// then on, on every child. The schema is also written into the system
 // prompt. An answer is validated with agentapi/schema; a mismatch goes back
 // to the model with the validation error, up to SchemaRetries times
 // (default 3, so at most four answers), after which the child fails with

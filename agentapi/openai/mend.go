@@ -21,6 +21,28 @@ import (
 // mendedArguments stands in for arguments that are not a JSON object.
 const mendedArguments = "{}"
 
+// A model can also answer with nothing at all: no text and no tool call.
+// go-openai leaves the empty content out, so the history would carry an
+// assistant message with neither, which llama-server refuses with a 400
+// ("Assistant message must contain either 'content' or 'tool_calls'!"):
+// the child would fail on the turn that asks it to try again. The history
+// says so instead.
+
+// emptyAnswer stands in for an assistant message with no content and no
+// tool calls.
+const emptyAnswer = "(no answer)"
+
+// mendMessage is m as the history carries it: its malformed tool calls
+// mended, and an empty assistant answer given emptyAnswer as its text.
+func mendMessage(m goopenai.ChatCompletionMessage) goopenai.ChatCompletionMessage {
+	m = mendToolCalls(m)
+	if m.Role == goopenai.ChatMessageRoleAssistant && m.Content == "" && len(m.MultiContent) == 0 &&
+		len(m.ToolCalls) == 0 && m.FunctionCall == nil {
+		m.Content = emptyAnswer
+	}
+	return m
+}
+
 // mendToolCalls returns m with every tool call's arguments that are not a
 // JSON object replaced by mendedArguments. m is returned as is when nothing
 // needs mending; otherwise its ToolCalls are a new slice, so the caller's
@@ -42,7 +64,7 @@ func mendToolCalls(m goopenai.ChatCompletionMessage) goopenai.ChatCompletionMess
 // which an older wfrun may have saved with the broken arguments in it.
 func mendHistory(msgs []goopenai.ChatCompletionMessage) []goopenai.ChatCompletionMessage {
 	for i := range msgs {
-		msgs[i] = mendToolCalls(msgs[i])
+		msgs[i] = mendMessage(msgs[i])
 	}
 	return msgs
 }

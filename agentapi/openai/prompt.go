@@ -44,6 +44,10 @@ func schemaRetryMessage(err error, toolMode bool) string {
 	return fmt.Sprintf("Your answer does not satisfy the schema: %v. Reply again with only the corrected JSON value.", err)
 }
 
+// toolRequiredMessage asks again for the final_answer call after the
+// endpoint let the model answer in plain text.
+const toolRequiredMessage = "Give your answer by calling the " + finalAnswerTool + " tool, whose arguments are the answer; do not answer in plain text."
+
 func lastTurnMessage(schema, toolMode bool) string {
 	switch {
 	case toolMode:

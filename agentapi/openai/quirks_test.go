@@ -214,3 +214,67 @@ func TestARefusedNamedToolChoiceFallsBackToRequiredAndAPlainTextAnswerCounts(t *
 		t.Errorf("tool_choice of a later child = %#v, want \"required\"", tc)
 	}
 }
+
+func TestAnIgnoredNamedToolChoiceFallsBackToRequired(t *testing.T) {
+	// llama-server reads a tool_choice object as "auto", without an error:
+	// the model answers in plain text, and only "required" is enforced.
+	s := newServer(t,
+		reply("I think the answer is yes.", usage{prompt: 3, completion: 2}),
+		callTools(usage{prompt: 4, completion: 2}, call{"c1", finalAnswerTool, `{"answer":"forced"}`}),
+		callTools(usage{prompt: 4, completion: 2}, call{"c2", finalAnswerTool, `{"answer":"second child"}`}),
+	)
+	cfg := testConfig(s)
+	cfg.JSONSchemaMode = SchemaTool
+	p := mustNew(t, cfg)
+	req := agentapi.Request{Prompt: "answer", Schema: json.RawMessage(answerSchema)}
+	res := run(t, p, req)
+	wantStatus(t, res, agentapi.StatusCompleted, "")
+	if string(res.Output) != `{"answer":"forced"}` {
+		t.Errorf("output = %s, want the forced call's", res.Output)
+	}
+	if tc, ok := s.requests()[0].body.ToolChoice.(map[string]any); !ok || tc["type"] != "function" {
+		t.Errorf("first tool_choice = %#v, want one naming final_answer", s.requests()[0].body.ToolChoice)
+	}
+	if tc := s.requests()[1].body.ToolChoice; tc != "required" {
+		t.Errorf("tool_choice after the plain-text answer = %#v, want \"required\"", tc)
+	}
+	contains(t, "note", res.Note, "ignored a tool_choice")
+	res = run(t, p, req) // a later child sends "required" at once
+	if string(res.Output) != `{"answer":"second child"}` || s.requests()[2].body.ToolChoice != "required" {
+		t.Errorf("second child: output %s, tool_choice %#v, want \"required\" at once", res.Output, s.requests()[2].body.ToolChoice)
+	}
+}
+
+func TestAnEndpointThatIgnoresEveryToolChoiceIsNamedInTheFailure(t *testing.T) {
+	text := reply("plain words", usage{prompt: 3, completion: 2})
+	s := newServer(t, text, text, text, text, text, text)
+	cfg := testConfig(s)
+	cfg.JSONSchemaMode = SchemaTool
+	cfg.SchemaRetries = 1
+	res := run(t, mustNew(t, cfg), agentapi.Request{Prompt: "answer", Schema: json.RawMessage(answerSchema)})
+	wantStatus(t, res, agentapi.StatusFailed, agentapi.FailureInvalidOutput)
+	contains(t, "error", res.Error, "does not enforce tool_choice")
+	if n := len(s.requests()); n != 3 {
+		t.Errorf("requests = %d, want 3 (the named choice, then two answers under \"required\")", n)
+	}
+}
+
+func TestAnEmptyAnswerGoesBackWithText(t *testing.T) {
+	// llama-server refuses an assistant message with neither content nor
+	// tool calls (400 "Assistant message must contain either 'content' or
+	// 'tool_calls'!"), and go-openai leaves an empty content out.
+	s := newServer(t, reply("", usage{prompt: 3, completion: 1}), reply("done", usage{prompt: 5, completion: 1}))
+	res := run(t, mustNew(t, testConfig(s)), agentapi.Request{Prompt: "x"})
+	wantStatus(t, res, agentapi.StatusCompleted, "")
+	history := s.requests()[1].body.Messages
+	if len(history) < 4 {
+		t.Fatalf("history = %+v", history)
+	}
+	empty := history[len(history)-2]
+	if empty.Role != goopenai.ChatMessageRoleAssistant || empty.Content != emptyAnswer {
+		t.Errorf("the empty answer went back as %+v, want content %q", empty, emptyAnswer)
+	}
+	if resumed := mendHistory([]goopenai.ChatCompletionMessage{{Role: goopenai.ChatMessageRoleAssistant}}); resumed[0].Content != emptyAnswer {
+		t.Errorf("a resumed empty answer = %+v", resumed[0])
+	}
+}

@@ -7,28 +7,18 @@ import (
 	"strings"
 
 	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/agentapi/openai"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/progress"
+	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/engine/tool"
+	"github.com/wfrun/wfrun/engine/tool/parent"
 )
 
-// agentOwner owns the runs the parent agent starts.
-const agentOwner = "agent"
-
-// parentPrompt is the parent model's task. The openai provider's system
-// prompt already says that the final message is the answer; this says
-// what the two tools are for.
-func parentPrompt(task string) string {
-	return `You are the parent agent of wfrun. Your tools: workflow runs a JavaScript workflow you write, which hands tasks to sub-agents (its description is the manual); agent hands one task to one sub-agent and waits for its answer; the subagent_* tools start sub-agents that work in the background while you go on, take follow-ups and report each answer. Use the workflow tool for many similar tasks, independent opinions or stages that feed each other; use agent for a single delegated task; use subagent_start when you want to steer a worker as it goes; answer directly what needs no sub-agent. Collect the answers of the sub-agents you started (subagent_result) before you reply: they are closed when you do. When the tools have given you what you need, reply with the final answer for the user.
-
-Task: ` + task
-}
-
-// agentCmd is `wfrun agent "TASK" [flags]`: a parent loop on the
-// openai provider whose only tools are workflow, agent and the sub-agent
-// tools. stdout carries
-// the parent's final answer; notices, the scripts (--print-script), the
-// progress line and `--events -` go to stderr.
+// agentCmd is `wfrun agent "TASK" [flags]`: the parent agent of
+// engine/tool/parent on the openai provider, whose only tools are
+// workflow, agent and the sub-agent tools. stdout carries the parent's
+// final answer; notices, the scripts (--print-script), the progress line
+// and `--events -` go to stderr.
 func agentCmd(fs *flag.FlagSet) runFunc {
 	o := &agentOptions{}
 	o.bindTools(fs)
@@ -46,18 +36,15 @@ type agentOptions struct {
 }
 
 func (o *agentOptions) run(e env) int {
-	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
-		return usageFail(e, `agent takes one task, in quotes: wfrun agent "Review the three open pull requests"`)
-	}
-	task := o.positional[0]
-	if o.isolate == "" {
-		o.isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
+	task, code := o.task(e)
+	if task == "" {
+		return code
 	}
 	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {
 		return setupFailed(e, err)
 	}
-	cfg, err := openaiConfig(in.providers, e.getenv)
+	model, err := openaiConfig(in.providers, e.getenv)
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
@@ -76,7 +63,44 @@ func (o *agentOptions) run(e env) int {
 
 	prog := progressLine(e, events)
 	defer prog.Stop()
-	opts := tool.Options{Owner: agentOwner, Personas: toolPersonas(in.personas), Subagents: subs}
+	p, err := parent.New(eng, parent.Config{Model: model, Tools: agentToolOptions(in, o, e, subs, prog), Requester: defaultParent})
+	if err != nil {
+		prog.Stop()
+		notice(e, "wfrun agent needs the openai provider for the parent model: %v", err)
+		_ = closeSubagents(subs)
+		_ = closeEngine(eng)
+		return exitFailed
+	}
+	res, interrupted, err := runParent(p, task, e, prog)
+	prog.Stop()
+	if res == nil {
+		return exitInterrupted // a second signal: exit at once
+	}
+	code = answer(e, *res, err, interrupted)
+	// The parent's conversation ends here, so its sub-agents have nobody
+	// left to steer them: they end with it.
+	p.Close(context.Background(), "the wfrun agent parent that started it finished")
+	shutDown(e, eng, subs, events)
+	return code
+}
+
+// task is agent's one task, "" when the command is over with code (a
+// usage error said).
+func (o *agentOptions) task(e env) (string, int) {
+	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
+		return "", usageFail(e, `agent takes one task, in quotes: wfrun agent "Review the three open pull requests"`)
+	}
+	if o.isolate == "" {
+		o.isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
+	}
+	return o.positional[0], exitCompleted
+}
+
+// agentToolOptions are the parent's tool options: its personas and
+// sub-agents, the progress line fed by its runs' events, and with
+// --print-script each script shown before it runs.
+func agentToolOptions(in *invocation, o *agentOptions, e env, subs *subagent.Manager, prog *progress.Line) tool.Options {
+	opts := tool.Options{Owner: parent.Owner, Personas: toolPersonas(in.personas), Subagents: subs}
 	if prog != nil {
 		opts.OnEvent = prog.Record
 	}
@@ -90,18 +114,13 @@ func (o *agentOptions) run(e env) int {
 			fmt.Fprint(e.stderr, text)
 		}
 	}
-	tools := tool.New(eng, opts)
+	return opts
+}
 
-	cfg.Toolbox = tools.Toolbox(append([]tool.Name{tool.Workflow, tool.Agent}, tool.SubagentNames()...)...)
-	parent, err := openai.New(cfg)
-	if err != nil {
-		prog.Stop()
-		notice(e, "wfrun agent needs the openai provider for the parent model: %v", err)
-		_ = closeSubagents(subs)
-		_ = closeEngine(eng)
-		return exitFailed
-	}
-
+// runParent runs the parent on task until it answers; the first signal
+// cancels it, and a second stops prog and returns at once with a nil
+// result.
+func runParent(p *parent.Agent, task string, e env, prog *progress.Line) (res *agentapi.Result, interrupted bool, err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type outcome struct {
@@ -110,43 +129,37 @@ func (o *agentOptions) run(e env) int {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := parent.Run(ctx, agentapi.Request{RunID: "parent", AgentID: "parent", Parent: defaultParent, Prompt: parentPrompt(task), Label: "parent"})
+		res, err := p.Run(ctx, task)
 		done <- outcome{res, err}
 	}()
-	interrupted := false
-	var out outcome
-	for waiting := true; waiting; {
+	for {
 		select {
-		case out = <-done:
-			waiting = false
+		case out := <-done:
+			return &out.res, interrupted, out.err
 		case sig := <-e.signals:
 			if interrupted {
 				prog.Stop()
 				notice(e, "second %s: exiting without waiting for the parent agent", signalName(sig))
-				return exitInterrupted
+				return nil, true, nil
 			}
 			interrupted = true
 			cancel()
 		}
 	}
-	prog.Stop()
+}
+
+// answer prints the parent's answer on stdout, or says why there is none,
+// and returns the exit status.
+func answer(e env, res agentapi.Result, err error, interrupted bool) int {
 	code := exitCompleted
-	switch {
-	case out.err != nil:
-		notice(e, "the parent agent could not run: %v", out.err)
+	if err != nil {
+		notice(e, "%v", err)
 		code = exitFailed
-	case out.res.Status != agentapi.StatusCompleted:
-		notice(e, "the parent agent did not finish: %s (%s): %s", out.res.Status, out.res.Failure, out.res.Error)
-		code = exitFailed
-	default:
-		fmt.Fprintln(e.stdout, strings.TrimRight(out.res.Text, "\n"))
+	} else {
+		fmt.Fprintln(e.stdout, strings.TrimRight(res.Text, "\n"))
 	}
 	if interrupted {
 		code = exitInterrupted
 	}
-	// The parent's conversation ends here, so its sub-agents have nobody
-	// left to steer them: they end with it.
-	tools.CloseSubagents(context.Background(), "the wfrun agent parent that started it finished")
-	shutDown(e, eng, subs, events)
 	return code
 }

@@ -1,57 +1,32 @@
 package main
 
 import (
-	"encoding/json"
-	"path/filepath"
-	"regexp"
-	"strings"
-
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/setup"
 )
 
 // Scripts in the DSH dialect carry no `export const meta`; their meta comes
 // with the request. From a shell that is one flag too many, so a script run
 // without any meta gets one named after its file, and a notice says so.
 
-// maxMetaName is the longest meta name (docs/script-api.md, "Meta").
-const maxMetaName = 64
-
-var notNameChar = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
 // fileMeta is the meta supplied for a script that has none.
-func fileMeta(scriptName string) json.RawMessage {
-	name := strings.TrimSuffix(scriptName, filepath.Ext(scriptName))
-	name = strings.Trim(notNameChar.ReplaceAllString(name, "-"), "-")
-	if len(name) > maxMetaName {
-		name = name[:maxMetaName]
-	}
-	if name == "" {
-		name = "workflow"
-	}
-	raw, _ := json.Marshal(struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	}{name, scriptName + " run from the command line"})
-	return raw
-}
+var fileMeta = setup.FileMeta
 
 // supplyMeta gives req the file's meta when neither the script nor the
-// request has any. Rather than recognise the engine's "no meta" message,
-// it asks the engine twice: a request without meta that fails META_INVALID,
-// and passes the meta check once meta is supplied, had none. (A script with
-// its own meta would fail the second check too, because the two differ.)
+// request has any. It asks the engine once, with the file's meta as the
+// request's fallback (engine.WorkflowStartRequest.FallbackMeta), and
+// supplies it when the check took it and found it valid. The meta is then
+// the request's own, so that the run folder's request, and a resume of it,
+// carries it.
 func supplyMeta(eng *engine.Engine, req *engine.WorkflowStartRequest) (supplied bool) {
 	if len(req.Meta) > 0 {
 		return false
 	}
-	if c := eng.Check(*req); c.OK || c.ErrorCode != engine.CodeMetaInvalid {
-		return false
-	}
 	try := *req
-	try.Meta = fileMeta(req.ScriptName)
-	if c := eng.Check(try); !c.OK && c.ErrorCode == engine.CodeMetaInvalid {
+	try.FallbackMeta = fileMeta(req.ScriptName)
+	if c := eng.Check(try); !c.MetaFallback || c.ErrorCode == engine.CodeMetaInvalid {
 		return false
 	}
-	req.Meta = try.Meta
+	req.Meta = try.FallbackMeta
 	return true
 }

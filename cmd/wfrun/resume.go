@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
-	"path/filepath"
 	"strings"
 
 	"github.com/wfrun/wfrun/engine"
 	runfolder "github.com/wfrun/wfrun/engine/journal"
+	"github.com/wfrun/wfrun/engine/setup"
 )
 
 // defaultRunsDir is where the command line keeps its runs: a folder per
@@ -109,26 +107,12 @@ func loadResumeInvocation(id string, o *options, e env) (*invocation, error) {
 	if !runfolder.ValidRunID(id) {
 		return nil, usagef("%q is not a run id: a run id is wf_ and 16 hex digits, as wfrun runs lists them", id)
 	}
-	var saved engine.WorkflowStartRequest
-	if folder, err := runfolder.OpenFolder(in.runsDir, id); err == nil {
-		if data, err := folder.ReadFile(runfolder.RequestFile); err == nil {
-			_ = json.Unmarshal(data, &saved)
-		}
-	} else if errors.Is(err, runfolder.ErrNoFolder) && in.req.SubagentProvider == "" {
-		abs, _ := filepath.Abs(in.runsDir)
-		return nil, precheck(engine.CodeInvalidRequest, "run %s has no folder in %s; wfrun runs lists the runs there (pass --runs-dir if they are elsewhere)", id, abs)
+	fromSaved, err := setup.Resume(in.runsDir, id, &in.req)
+	if err != nil {
+		return nil, err
 	}
-	if in.req.SubagentProvider == "" && saved.SubagentProvider != "" {
-		// Build the provider the run used, as the saved request names it.
-		in.req.SubagentProvider = saved.SubagentProvider
-		in.explicitProvider = true
-	}
-	if in.req.Isolate == "" {
-		// Isolated unless the run itself was started with --isolate none.
-		in.req.Isolate = engine.IsolateProcess
-		if saved.Isolate == engine.IsolateNone {
-			in.req.Isolate = engine.IsolateNone
-		}
+	if fromSaved {
+		in.explicitProvider = true // the provider the run used, built on purpose
 	}
 	return in, nil
 }

@@ -282,11 +282,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 	}
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	namespace := o.namespace
-	if co, err := o.conn.connection(o.temporal, o.namespace).ClientOptions(); err == nil {
-		namespace = co.Namespace
-	}
-	err = wftemporal.EnsureSearchAttributes(ctx, c, namespace)
+	err = wftemporal.PrepareNamespace(ctx, c, o.conn.connection(o.temporal, o.namespace))
 	cancel()
 	if err != nil {
 		notice(e, "%v; runs will not start until the namespace has them", err)

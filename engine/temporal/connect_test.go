@@ -62,6 +62,9 @@ api_key = "from-file"
 				if err == nil || !strings.Contains(err.Error(), c.wantErrSubstr) {
 					t.Fatalf("error %v, want one saying %q", err, c.wantErrSubstr)
 				}
+				if ns := c.conn.ResolvedNamespace(); ns != c.conn.Namespace {
+					t.Errorf("ResolvedNamespace() = %q of a connection that does not resolve, want its own %q", ns, c.conn.Namespace)
+				}
 				return
 			}
 			if err != nil {
@@ -69,6 +72,9 @@ api_key = "from-file"
 			}
 			if o.HostPort != c.addr || o.Namespace != c.ns {
 				t.Errorf("address %q namespace %q, want %q %q", o.HostPort, o.Namespace, c.addr, c.ns)
+			}
+			if ns := c.conn.ResolvedNamespace(); ns != c.ns {
+				t.Errorf("ResolvedNamespace() = %q, want %q", ns, c.ns)
 			}
 			if secure(o) != c.tls {
 				t.Errorf("TLS %v, want %v", secure(o), c.tls)
