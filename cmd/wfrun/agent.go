@@ -2,27 +2,45 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/progress"
 	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/engine/tool"
 	"github.com/wfrun/wfrun/engine/tool/parent"
 )
 
-// agentCommand is `wfrun agent "TASK" [flags]`: the parent agent of
+// agentCmd is `wfrun agent "TASK" [flags]`: the parent agent of
 // engine/tool/parent on the openai provider, whose only tools are
 // workflow, agent and the sub-agent tools. stdout carries the parent's
 // final answer; notices, the scripts (--print-script), the progress line
 // and `--events -` go to stderr.
-func agentCommand(args []string, e env) int {
-	o, task, code := agentArgs(args, e)
-	if o == nil {
+func agentCmd(fs *flag.FlagSet) runFunc {
+	o := &agentOptions{}
+	o.bindTools(fs)
+	fs.BoolVar(&o.printScript, "print-script", false, "show each script the model writes on stderr")
+	return func(e env, positional []string) int {
+		o.positional = positional
+		return o.run(e)
+	}
+}
+
+// agentOptions are the flags of wfrun agent.
+type agentOptions struct {
+	options
+	printScript bool
+}
+
+func (o *agentOptions) run(e env) int {
+	task, code := o.task(e)
+	if task == "" {
 		return code
 	}
-	in, err := loadToolInvocation(o, e)
+	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {
 		return setupFailed(e, err)
 	}
@@ -31,7 +49,7 @@ func agentCommand(args []string, e env) int {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	eng, events, closeAll, err := openEngine(in, o, e)
+	eng, events, closeAll, err := openEngine(in, &o.options, e)
 	if err != nil {
 		return setupFailed(e, err)
 	}
@@ -44,17 +62,17 @@ func agentCommand(args []string, e env) int {
 	}
 
 	prog := progressLine(e, events)
-	defer prog.stop()
+	defer prog.Stop()
 	p, err := parent.New(eng, parent.Config{Model: model, Tools: agentToolOptions(in, o, e, subs, prog), Requester: defaultParent})
 	if err != nil {
-		prog.stop()
+		prog.Stop()
 		notice(e, "wfrun agent needs the openai provider for the parent model: %v", err)
 		_ = closeSubagents(subs)
 		_ = closeEngine(eng)
 		return exitFailed
 	}
 	res, interrupted, err := runParent(p, task, e, prog)
-	prog.stop()
+	prog.Stop()
 	if res == nil {
 		return exitInterrupted // a second signal: exit at once
 	}
@@ -66,38 +84,31 @@ func agentCommand(args []string, e env) int {
 	return code
 }
 
-// agentArgs reads agent's flags and its one task. A nil *options means
-// the command is over, with code (help, or a usage error said).
-func agentArgs(args []string, e env) (*options, string, int) {
-	o, err := parseFlags(cmdAgent, args)
-	if err != nil {
-		return nil, "", usageFail(e, "%v", err)
-	}
-	if o.help {
-		return nil, "", help(e)
-	}
+// task is agent's one task, "" when the command is over with code (a
+// usage error said).
+func (o *agentOptions) task(e env) (string, int) {
 	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
-		return nil, "", usageFail(e, `agent takes one task, in quotes: wfrun agent "Review the three open pull requests"`)
+		return "", usageFail(e, `agent takes one task, in quotes: wfrun agent "Review the three open pull requests"`)
 	}
 	if o.isolate == "" {
 		o.isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
 	}
-	return o, o.positional[0], exitCompleted
+	return o.positional[0], exitCompleted
 }
 
 // agentToolOptions are the parent's tool options: its personas and
 // sub-agents, the progress line fed by its runs' events, and with
 // --print-script each script shown before it runs.
-func agentToolOptions(in *invocation, o *options, e env, subs *subagent.Manager, prog *progress) tool.Options {
+func agentToolOptions(in *invocation, o *agentOptions, e env, subs *subagent.Manager, prog *progress.Line) tool.Options {
 	opts := tool.Options{Owner: parent.Owner, Personas: toolPersonas(in.personas), Subagents: subs}
 	if prog != nil {
-		opts.OnEvent = prog.record
+		opts.OnEvent = prog.Record
 	}
 	if o.printScript {
 		opts.BeforeRun = func(req engine.WorkflowStartRequest) {
 			text := fmt.Sprintf("--- workflow script ---\n%s\n--- end of script ---\n", strings.TrimRight(req.Script, "\n"))
 			if prog != nil {
-				prog.above(text)
+				prog.Above(text)
 				return
 			}
 			fmt.Fprint(e.stderr, text)
@@ -109,7 +120,7 @@ func agentToolOptions(in *invocation, o *options, e env, subs *subagent.Manager,
 // runParent runs the parent on task until it answers; the first signal
 // cancels it, and a second stops prog and returns at once with a nil
 // result.
-func runParent(p *parent.Agent, task string, e env, prog *progress) (res *agentapi.Result, interrupted bool, err error) {
+func runParent(p *parent.Agent, task string, e env, prog *progress.Line) (res *agentapi.Result, interrupted bool, err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type outcome struct {
@@ -127,7 +138,7 @@ func runParent(p *parent.Agent, task string, e env, prog *progress) (res *agenta
 			return &out.res, interrupted, out.err
 		case sig := <-e.signals:
 			if interrupted {
-				prog.stop()
+				prog.Stop()
 				notice(e, "second %s: exiting without waiting for the parent agent", signalName(sig))
 				return nil, true, nil
 			}

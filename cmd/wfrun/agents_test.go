@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wfrun/wfrun/engine/listing"
 )
 
 // agentsWorkspace is a workspace whose .claude/agents holds the three
@@ -39,7 +41,7 @@ func TestAgentsListsThePersonasAndTheFilesThatFailedToLoad(t *testing.T) {
 	o := invoke(t, call{args: []string{"agents", "--workspace", ws, "--json"}, environ: map[string]string{"HOME": home}})
 	o.wantCode(t, exitFailed) // one file is broken; the listing is printed all the same
 
-	var got agentsJSON
+	var got listing.Agents
 	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil {
 		t.Fatalf("stdout is not the listing (%v):\n%s", err, o.stdout)
 	}
@@ -99,7 +101,7 @@ func TestAgentsDirsComeFirstAndAllLoadingIsExitZero(t *testing.T) {
 	os.MkdirAll(ws, 0o755)
 	o := invoke(t, call{args: []string{"agents", "--agents-dir", b, "--agents-dir=" + a, "--workspace", ws, "--json"}})
 	o.wantCode(t, exitCompleted)
-	var got agentsJSON
+	var got listing.Agents
 	_ = json.Unmarshal([]byte(o.stdout), &got)
 	for _, p := range got.Personas {
 		if p.Name == "reviewer" && p.Source != filepath.Join(b, "r.md") {

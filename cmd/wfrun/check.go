@@ -2,22 +2,27 @@ package main
 
 import (
 	"errors"
+	"flag"
 
 	"github.com/wfrun/wfrun/engine"
 )
 
-// checkCommand is `wfrun check SCRIPT.js [flags]`: every pre-check of a run
+// checkCmd is `wfrun check SCRIPT.js [flags]`: every pre-check of a run
 // started with the same command line, and nothing executed. It accepts the
 // flags that shape the request (--meta, --args, --provider, the limits, …)
 // and refuses the ones that only shape how a run is watched.
-func checkCommand(args []string, e env) int {
-	o, err := parseFlags(cmdCheck, args)
-	if err != nil {
-		return usageFail(e, "%v", err)
+func checkCmd(fs *flag.FlagSet) runFunc {
+	o := &options{}
+	o.inputFlags.bind(fs)
+	o.agentFlags.bind(fs)
+	o.limitFlags.bind(fs)
+	return func(e env, positional []string) int {
+		o.positional = positional
+		return check(o, e)
 	}
-	if o.help {
-		return help(e)
-	}
+}
+
+func check(o *options, e env) int {
 	in, err := loadInvocation(o, e)
 	if err != nil {
 		var ue *usageError

@@ -1,21 +1,25 @@
 // Command wfrun runs JavaScript workflow scripts from a shell (docs/cli.md).
 //
-//	wfrun SCRIPT.js [flags]        run a script, print its WorkflowResult JSON on stdout
-//	wfrun [run] NAME [flags]       run a saved workflow by name (.claude/workflows/NAME.js, …)
-//	wfrun check SCRIPT.js [flags]  run every pre-check and execute nothing
-//	wfrun providers                list the sub-agent providers and their capabilities
-//	wfrun doctor                   the sandbox layers this machine gives; exit 1 when sandboxed commands would be refused
-//	wfrun agents                   list the personas (agentType) and the files that failed to load
-//	wfrun workflows                list the saved workflows and the files that failed to load
-//	wfrun tool                     print the tools' definitions for parent agents
-//	wfrun mcp [flags]              serve the tools over MCP (stdio, or --http)
-//	wfrun agent "TASK" [flags]     a parent model with the workflow, agent and sub-agent tools
-//	wfrun ralph "OBJECTIVE"        the Ralph loop (engine/ralph)
-//	wfrun resume|retry|continue RUNID, runs, show RUNID, stop RUNID, note RUNID TEXT
-//	                               durable runs: the runs folder and its ledger (docs/durability.md)
-//	wfrun ui                       a local web page over the ledger (engine/ui)
-//	wfrun worker, --temporal, temporal dev
-//	                               runs on Temporal (engine/temporal, docs/scale-out.md)
+//	wfrun [run] SCRIPT.js|NAME [flags]  run a script or a saved workflow, print its WorkflowResult JSON on stdout
+//	wfrun check SCRIPT.js [flags]       run every pre-check and execute nothing
+//	wfrun providers                     list the sub-agent providers and their capabilities
+//	wfrun doctor                        the sandbox layers this machine gives; exit 1 when sandboxed commands would be refused
+//	wfrun agents                        list the personas (agentType) and the files that failed to load
+//	wfrun workflows                     list the saved workflows and the files that failed to load
+//	wfrun tool                          print the tools' definitions for parent agents
+//	wfrun mcp [flags]                   serve the tools over MCP (stdio, or --http)
+//	wfrun agent "TASK" [flags]          a parent model with the workflow, agent and sub-agent tools
+//	wfrun ralph "OBJECTIVE"             the Ralph loop (engine/ralph)
+//	wfrun resume RUNID                  a new run that replays RUNID's finished agents (docs/durability.md)
+//	wfrun retry RUNID                   a failed, cancelled or abandoned run again, as a new run
+//	wfrun continue RUNID                an abandoned run resumed in place
+//	wfrun runs                          the runs of the ledger
+//	wfrun show RUNID                    a run, its agents by phase and its timeline
+//	wfrun stop RUNID                    cancel a live run, in whichever process runs it
+//	wfrun note RUNID TEXT               a note on the run's timeline
+//	wfrun ui                            a local web page over the ledger (engine/ui)
+//	wfrun worker --temporal HOST:PORT   runs on Temporal (engine/temporal, docs/scale-out.md)
+//	wfrun temporal dev                  a Temporal server on this machine
 //
 // stdout carries only the JSON answer; notices, the live progress line (on a
 // terminal) and `--events -` go to stderr. The exit status is the contract a
@@ -31,6 +35,16 @@
 // JSON, a rules file with a bad rule, a script that does not parse) is a
 // failed pre-check, reported as a result.
 //
+// Every command is an entry of one table (commands.go): its name, its
+// summary, its own flags and its run function. The dispatch, the help
+// (generated from the table and the flag sets, usage.go), the hint after a
+// word that is neither a command nor a script, and a test of this comment
+// read it. Each command binds its own options struct; the groups of flags
+// that several share (input, sub-agents and sandbox, limits, output, runs
+// folder, Temporal) are bound by small functions (flags.go), so a flag a
+// command does not take is unknown to it, and the refusal names the
+// commands that take it.
+//
 // mcp, agent, ui and worker reuse the run's flags, provider setup and
 // engine (loadToolInvocation and serveUntilSignal in serve.go, newEngine in
 // run.go); the MCP server itself is engine/mcpserver. Every command that
@@ -39,6 +53,7 @@
 // a script (resume.go, ralph.go), and runs, show, stop and note read or
 // change the ledger through an engine that runs nothing (runs.go).
 //
-// Place: cmd → engine (and engine/tool, engine/mcpserver). The command imports engine and the providers it
-// registers; nothing imports it.
+// Place: the top. It imports engine, the packages beside it (engine/tool,
+// engine/mcpserver, engine/progress, engine/listing, …) and the providers it
+// registers, as internal/testkit/layers lists; nothing imports it.
 package main

@@ -3,32 +3,26 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/wfrun/wfrun/agentapi/workspace"
 )
 
-// doctorCommand is `wfrun doctor [--sandbox-network] [--sandbox-landlock-only]`:
+// doctorCmd is `wfrun doctor [--sandbox-network] [--sandbox-landlock-only]`:
 // which layers of the sandbox this machine gives, and whether sandboxed
 // commands (read-only, workspace-write) would run or be refused. It exits
 // 1 when they would be refused, so that a script can check a machine
 // before it runs anything.
-func doctorCommand(args []string, e env) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	network := fs.Bool("sandbox-network", false, "")
-	landlockOnly := fs.Bool("sandbox-landlock-only", false, "")
-	h := fs.Bool("help", false, "")
-	fs.BoolVar(h, "h", false, "")
-	if err := fs.Parse(args); err != nil {
-		return usageFail(e, "doctor: %v", err)
-	}
-	if *h {
-		return help(e)
-	}
-	if fs.NArg() > 0 {
-		return usageFail(e, "doctor takes only --sandbox-network and --sandbox-landlock-only; got %q", fs.Arg(0))
+func doctorCmd(fs *flag.FlagSet) runFunc {
+	var network, landlockOnly bool
+	bindSandboxNetwork(fs, &network)
+	bindLandlockOnly(fs, &landlockOnly)
+	return func(e env, positional []string) int { return doctor(e, positional, network, landlockOnly) }
+}
+
+func doctor(e env, positional []string, network, landlockOnly bool) int {
+	if len(positional) > 0 {
+		return usageFail(e, "doctor takes only --sandbox-network and --sandbox-landlock-only; got %q", positional[0])
 	}
 	fmt.Fprintln(e.stdout, "The sandbox layers of this machine:")
 	for _, l := range workspace.Layers() {
@@ -38,7 +32,7 @@ func doctorCommand(args []string, e env) int {
 		}
 		fmt.Fprintf(e.stdout, "  %s  %-24s %s\n", mark, l.Name, l.Detail)
 	}
-	ws, err := workspace.New(workspace.Config{Root: "/", Network: *network, LandlockOnly: *landlockOnly})
+	ws, err := workspace.New(workspace.Config{Root: "/", Network: network, LandlockOnly: landlockOnly})
 	if err != nil {
 		return usageFail(e, "doctor: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
+	"github.com/wfrun/wfrun/engine/listing"
 )
 
 // The kill-and-resume test: the real wfrun process, its agents on the
@@ -107,12 +108,12 @@ func TestEndToEnd_AKilledRunIsResumedWithoutPayingTwiceForItsFinishedAgents(t *t
 	}
 	// show reads the run from the ledger; until polls it (a generous
 	// deadline: on a loaded machine the beats come late).
-	show := func() (shown, bool) {
-		var r shown
+	show := func() (listing.Shown, bool) {
+		var r listing.Shown
 		out, err := wfrunCmd("show", id, "--json").Output()
 		return r, err == nil && json.Unmarshal(out, &r) == nil
 	}
-	until := func(what string, ok func(shown) bool) shown {
+	until := func(what string, ok func(listing.Shown) bool) listing.Shown {
 		t.Helper()
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			if r, read := show(); read && ok(r) {
@@ -126,7 +127,7 @@ func TestEndToEnd_AKilledRunIsResumedWithoutPayingTwiceForItsFinishedAgents(t *t
 	}
 	// The ledger's snapshots of the agents are written each heartbeat:
 	// wait until they show gamma and delta running (they take 3 s).
-	until("the ledger shows gamma and delta running", func(r shown) bool {
+	until("the ledger shows gamma and delta running", func(r listing.Shown) bool {
 		running := 0
 		for _, c := range r.Children {
 			if (c.Label == "gamma" || c.Label == "delta") && c.Status == ledger.ChildRunning {
@@ -145,7 +146,7 @@ func TestEndToEnd_AKilledRunIsResumedWithoutPayingTwiceForItsFinishedAgents(t *t
 
 	// The lease runs out (ten beats of 100 ms): an open of the ledger
 	// after that finds the run abandoned, with the unfinished agents.
-	shownRun := until("the killed run is abandoned once its lease ran out", func(r shown) bool { return r.Run.Status == ledger.RunAbandoned })
+	shownRun := until("the killed run is abandoned once its lease ran out", func(r listing.Shown) bool { return r.Run.Status == ledger.RunAbandoned })
 	status := map[string]ledger.ChildStatus{}
 	for _, c := range shownRun.Children {
 		status[c.Label] = c.Status

@@ -11,6 +11,7 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	runfolder "github.com/wfrun/wfrun/engine/journal"
 	"github.com/wfrun/wfrun/engine/ledger"
+	"github.com/wfrun/wfrun/engine/listing"
 	"github.com/wfrun/wfrun/engine/ralph"
 )
 
@@ -84,7 +85,7 @@ func TestDurableCommands_RunsShowAndNote(t *testing.T) {
 	}
 	js := inRuns(t, runs, "show", res.RunID, "--json")
 	js.wantCode(t, exitCompleted)
-	var shownRun shown
+	var shownRun listing.Shown
 	if err := json.Unmarshal([]byte(js.stdout), &shownRun); err != nil || len(shownRun.Children) != 5 || shownRun.Run.Status != ledger.RunCompleted || len(shownRun.Timeline) != 3 {
 		t.Fatalf("show --json: %v\n%s", err, js.stdout)
 	}

@@ -1,426 +1,246 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// options is a parsed command line. String-valued flags are kept raw and
-// checked by validate, so that every complaint is a sentence of ours rather
-// than the flag package's.
+// The flag groups that several commands share, each bound onto a command's
+// flag set by a small function, so that a flag means and says the same
+// everywhere it is taken. Every value is checked as it is parsed, so that a
+// bad one is a sentence of ours rather than the flag package's. A help text
+// names its value in backquotes (flag.UnquoteUsage); usage.go wraps it.
+
+// options are the flags of the commands that run scripts, as the readers
+// of an invocation take them (request.go). Each command binds the groups
+// it takes; the others stay zero, which means their defaults.
 type options struct {
 	positional []string
-
-	args, meta, request, parent string
-	provider, model             string
-	fakeRules                   string
-	workflowsDirs               stringList // --workflows-dir, repeatable
-	maxAgents, concurrency      string
-	timeout, agentTimeout       string
-	budgetTokens                string
-	maxMemory                   string
-	maxRunFolder                string
-	isolate                     string
-	events                      string
-
-	// Provider configuration.
-	baseURL, mcpConfig, commandSpec, transcripts, prices string
-	acpAgents                                            stringList // --acp-agent, repeatable
-	acpConfig                                            string
-
-	// Sub-agents' personas, models and workspace.
-	agentsDirs     stringList
-	modelMap       string
-	workspace      string
-	sandbox        string
-	sandboxNetwork bool
-	sandboxHide    stringList // --sandbox-hide, repeatable
-	landlockOnly   bool       // --sandbox-landlock-only
-	// Traces (every command that runs scripts).
-	otlpEndpoint string
-	// wfrun mcp and wfrun agent; wfrun ui's --addr.
-	httpAddr, authToken string
-	uiAddr              string
-	printScript         bool
-
-	// Durable runs: the runs folder, and wfrun ralph's round cap.
-	runsDir   string
-	maxRounds string
-
-	// Runs on Temporal: the frontend, namespace, task queue, payload store.
-	temporal, namespace, taskQueue, payloads string
-	conn                                     connFlags
-
-	help, version bool
-
 	// set holds the names of the flags given explicitly.
 	set map[string]bool
 
-	// Parsed forms of the numeric flags (0 when not given).
-	maxAgentsN, concurrencyN int
-	maxRoundsN               int
-	budgetTokensN            int64
-	maxMemoryN               int64
-	maxRunFolderN            int64
-	timeoutD, agentTimeoutD  time.Duration
+	inputFlags
+	agentFlags
+	limitFlags
+	events       string // --events
+	otlpEndpoint string // --otlp-endpoint
+	runsDir      string // --runs-dir
 }
 
-// command says which flags a command accepts.
-type command int
-
-const (
-	cmdRun      command = iota
-	cmdCheck            // wfrun check
-	cmdMCP              // wfrun mcp
-	cmdAgent            // wfrun agent
-	cmdResume           // wfrun resume RUNID
-	cmdRetry            // wfrun retry RUNID
-	cmdContinue         // wfrun continue RUNID
-	cmdRalph            // wfrun ralph "OBJECTIVE"
-	cmdUI               // wfrun ui
-	cmdWorker           // wfrun worker --temporal HOST:PORT
-)
-
-// String is the command's name in messages.
-func (c command) String() string {
-	switch c {
-	case cmdCheck:
-		return "check"
-	case cmdMCP:
-		return "mcp"
-	case cmdAgent:
-		return "agent"
-	case cmdResume:
-		return "resume"
-	case cmdRetry:
-		return "retry"
-	case cmdContinue:
-		return "continue"
-	case cmdRalph:
-		return "ralph"
-	case cmdUI:
-		return "ui"
-	case cmdWorker:
-		return "worker"
-	}
-	return "a script run"
+// inputFlags are what a script run reads besides its script.
+type inputFlags struct {
+	args, meta, request, parent string
 }
 
-// refusal says why cmd does not take the flag name, or "" when it does. A
-// flag that only means something to another command is refused with a
-// sentence rather than ignored.
-func refusal(cmd command, name string) string {
-	switch name {
-	case "events", "otlp-endpoint":
-		if cmd == cmdUI && name == "events" {
-			return "--events does not apply to ui: every run it retries or continues writes its events to its run folder, which the page shows; drop it"
-		}
-		if cmd == cmdCheck {
-			return fmt.Sprintf("--%s does not apply to check, which runs nothing; drop it", name)
-		}
-	case "http":
-		if cmd != cmdMCP {
-			return fmt.Sprintf("--http belongs to wfrun mcp, not to %s; drop it", cmd)
-		}
-	case "auth-token":
-		if cmd != cmdMCP && cmd != cmdUI {
-			return fmt.Sprintf("--auth-token belongs to wfrun mcp and wfrun ui, not to %s; drop it", cmd)
-		}
-	case "addr":
-		if cmd != cmdUI {
-			return fmt.Sprintf("--addr belongs to wfrun ui, not to %s; drop it", cmd)
-		}
-	case "print-script":
-		if cmd != cmdAgent {
-			return fmt.Sprintf("--print-script belongs to wfrun agent, not to %s; drop it", cmd)
-		}
-	case "temporal", "namespace", "task-queue", "payloads",
-		"address", "api-key", "tls", "tls-cert-path", "tls-key-path", "tls-ca-path", "tls-server-name", "profile", "config-file":
-		if cmd != cmdRun && cmd != cmdMCP && cmd != cmdWorker {
-			return fmt.Sprintf("--%s does not apply to %s: runs on Temporal are started by wfrun SCRIPT.js and wfrun mcp and served by wfrun worker; drop it", name, cmd)
-		}
-	case "args", "meta", "request", "parent":
-		if cmd == cmdUI {
-			return fmt.Sprintf("--%s does not apply to ui, which runs no script of its own: its retries and continues take the run's saved request; drop it", name)
-		}
-		if cmd == cmdWorker {
-			return fmt.Sprintf("--%s does not apply to worker: every run brings its own request; drop it", name)
-		}
-		if cmd == cmdMCP || cmd == cmdAgent {
-			return fmt.Sprintf("--%s does not apply to %s: the model writes each script and passes its own meta and args; drop it", name, cmd)
-		}
-		if cmd == cmdRalph {
-			return fmt.Sprintf("--%s does not apply to ralph, whose workflow is fixed: give the objective, --max-rounds and --budget-tokens; drop it", name)
-		}
-		if (cmd == cmdRetry || cmd == cmdContinue || cmd == cmdResume) && !(cmd == cmdResume && name == "args") {
-			return fmt.Sprintf("--%s does not apply to %s: the run's folder holds its request (the limit and provider flags override it); drop it", name, cmd)
-		}
-	case "runs-dir":
-		if cmd == cmdWorker {
-			return "--runs-dir does not apply to worker: a run on Temporal lives in the cluster's history, not in a runs folder; drop it"
-		}
-		if cmd == cmdCheck {
-			return "--runs-dir does not apply to check, which runs nothing and keeps no run; drop it"
-		}
-	case "max-rounds":
-		if cmd != cmdRalph {
-			return fmt.Sprintf("--max-rounds belongs to wfrun ralph, not to %s; drop it", cmd)
-		}
-	}
-	return ""
+func (f *inputFlags) bind(fs *flag.FlagSet) {
+	bindArgs(fs, &f.args)
+	text(fs, &f.meta, "meta", "the workflow's meta, `JSON|@FILE`, for scripts without export const meta:\n"+
+		`  --meta '{"name":"research","description":"research then write"}'`+"\n"+
+		"A script with no meta anywhere is named after its file, and a notice on stderr says so")
+	text(fs, &f.request, "request", "a JSON WorkflowStartRequest in `FILE|-`, with some of the fields "+strings.Join(requestFields(), ", ")+
+		"; flags given explicitly override its fields, and SCRIPT.js its script")
+	text(fs, &f.parent, "parent", "the agent, by `NAME`, that owns the run's children (default \"cli\")")
 }
 
-// newFlagSet returns the flags of cmd, bound to o.
-func newFlagSet(cmd command, o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet("wfrun", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	str := func(p *string, name string) {
-		if refusal(cmd, name) != "" {
-			return
-		}
-		fs.StringVar(p, name, "", "")
-	}
-	str(&o.args, "args")
-	str(&o.meta, "meta")
-	str(&o.request, "request")
-	str(&o.parent, "parent")
-	str(&o.provider, "provider")
-	str(&o.model, "model")
-	str(&o.fakeRules, "fake-rules")
-	fs.Var(&o.workflowsDirs, "workflows-dir", "")
-	str(&o.maxAgents, "max-agents")
-	str(&o.concurrency, "concurrency")
-	str(&o.timeout, "timeout")
-	str(&o.agentTimeout, "agent-timeout")
-	str(&o.budgetTokens, "budget-tokens")
-	str(&o.maxMemory, "max-memory")
-	str(&o.maxRunFolder, "max-run-folder")
-	str(&o.isolate, "isolate")
-	str(&o.events, "events")
-	str(&o.otlpEndpoint, "otlp-endpoint")
-	str(&o.baseURL, "base-url")
-	str(&o.mcpConfig, "mcp-config")
-	str(&o.commandSpec, "command-spec")
-	fs.Var(&o.acpAgents, "acp-agent", "")
-	str(&o.acpConfig, "acp-config")
-	str(&o.transcripts, "transcripts")
-	str(&o.prices, "prices")
-	str(&o.modelMap, "model-map")
-	str(&o.workspace, "workspace")
-	str(&o.sandbox, "sandbox")
-	fs.BoolVar(&o.sandboxNetwork, "sandbox-network", false, "")
-	fs.Var(&o.sandboxHide, "sandbox-hide", "")
-	fs.BoolVar(&o.landlockOnly, "sandbox-landlock-only", false, "")
-	fs.Var(&o.agentsDirs, "agents-dir", "")
-	str(&o.httpAddr, "http")
-	str(&o.authToken, "auth-token")
-	str(&o.uiAddr, "addr")
-	str(&o.runsDir, "runs-dir")
-	str(&o.maxRounds, "max-rounds")
-	str(&o.temporal, "temporal")
-	str(&o.namespace, "namespace")
-	str(&o.taskQueue, "task-queue")
-	str(&o.payloads, "payloads")
-	if refusal(cmd, "address") == "" {
-		o.conn.bind(fs)
-	}
-	if refusal(cmd, "print-script") == "" {
-		fs.BoolVar(&o.printScript, "print-script", false, "")
-	}
-	fs.BoolVar(&o.help, "help", false, "")
-	fs.BoolVar(&o.help, "h", false, "")
-	if cmd == cmdRun {
-		fs.BoolVar(&o.version, "version", false, "")
-	}
-	return fs
+func bindArgs(fs *flag.FlagSet, p *string) {
+	text(fs, p, "args", "the script's args global, `JSON|@FILE` (@- reads it from stdin):\n"+
+		`  --args '{"topic":"vector databases"}'  or  --args @args.json`)
 }
 
-// parseFlags parses args for cmd. Flags may come before and after the
-// positional arguments; "--" ends the flags.
-func parseFlags(cmd command, args []string) (*options, error) {
-	o := &options{set: map[string]bool{}}
-	fs := newFlagSet(cmd, o)
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, flagError(cmd, err)
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			o.positional = append(o.positional, rest...)
-			break
-		}
-		o.positional = append(o.positional, rest[0])
-		args = rest[1:]
-	}
-	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
-	if o.help || o.version {
-		return o, nil
-	}
-	return o, o.validate()
+// agentFlags configure the sub-agents' providers, personas and workspace.
+type agentFlags struct {
+	provider, model, fakeRules string
+	workflowsDirs              []string
+	baseURL, mcpConfig         string
+	commandSpec                string
+	acpAgents                  []string
+	acpConfig                  string
+	transcripts, prices        string
+	agentsDirs                 []string
+	modelMap                   string
+	workspace                  string
+	sandboxFlags
 }
 
-// flagError rewrites the flag package's errors as sentences that say what
-// to write instead.
-func flagError(cmd command, err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		name = "--" + strings.TrimLeft(name, "-")
-		if why := refusal(cmd, strings.TrimPrefix(name, "--")); why != "" {
-			return errors.New(why)
-		}
-		return fmt.Errorf("unknown flag %s", name)
-	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		name = "--" + strings.TrimLeft(name, "-")
-		return fmt.Errorf("%s needs a value: write %s VALUE or %s=VALUE", name, name, name)
-	}
-	return errors.New(msg)
+func (f *agentFlags) bind(fs *flag.FlagSet) {
+	text(fs, &f.provider, "provider", "the provider, by `NAME`, that runs every agent (see wfrun providers). Default: openai when OPENAI_API_KEY, OPENAI_BASE_URL or --base-url is set, else the offline fake provider, with a notice on stderr")
+	text(fs, &f.model, "model", "the default model, by `NAME`, of the run's agents, in place of the meta's model (a phase's or a call's own model still wins)")
+	text(fs, &f.fakeRules, "fake-rules", "canned outcomes for the fake provider in `FILE` (implies --provider fake unless a provider is named), first match wins:\n"+
+		`  {"rules": [{"match": "^Audit", "reply": "…", "delayMs": 50,`+"\n"+
+		`              "fail": "…", "timeout": false,`+"\n"+
+		`              "usage": {"inputTokens": 10, "outputTokens": 5}}]}`)
+	bindWorkflowsDir(fs, &f.workflowsDirs)
+	text(fs, &f.baseURL, "base-url", "the OpenAI-compatible `URL` of the openai provider (default OPENAI_BASE_URL, else api.openai.com with OPENAI_API_KEY); its default model is --model or WFRUN_MODEL")
+	text(fs, &f.mcpConfig, "mcp-config", "MCP servers in `FILE` whose tools the openai provider's agents may use, as mcp__SERVER__TOOL:\n"+
+		`  {"mcpServers": {"NAME": {"command": "…", "args": […]}`+"\n"+
+		`                | {"url": "http://…"}}}`)
+	text(fs, &f.commandSpec, "command-spec", "register an external agent CLI as a provider, its spec in `FILE` (named by its \"name\", default \"command\"; docs/providers.md)")
+	list(fs, &f.acpAgents, "acp-agent", "register `'NAME=CMD ARGS…'`, an agent that speaks the Agent Client Protocol on its stdio, as the provider acp:NAME; repeatable:\n"+
+		"  --acp-agent 'claude=npx -y @zed-industries/claude-code-acp'", nil)
+	text(fs, &f.acpConfig, "acp-config", "the ACP agents of `FILE`, each a provider acp:NAME:\n"+
+		`  {"agents": {"NAME": {"command": "…", "args": […],`+"\n"+
+		`                       "env": {…}, "passEnv": […]}}}`)
+	text(fs, &f.transcripts, "transcripts", "write each openai agent's conversation to `DIR`/AGENT_ID.jsonl")
+	text(fs, &f.prices, "prices", "USD per million tokens by model, in `FILE`, over the built-in table:\n"+
+		`  {"my-model": {"input": 0.5, "output": 1.5}}`)
+	bindAgentsDir(fs, &f.agentsDirs)
+	text(fs, &f.modelMap, "model-map", "what model aliases mean at the endpoint, `MAP|@FILE`:\n"+
+		"  --model-map haiku=gpt-4o-mini,sonnet=gpt-4.1,opus=o3\n"+
+		`or a JSON file {"sonnet": {"model": "…", "contextWindow": N}}; an unmapped alias falls back to the run's model, with a note`)
+	bindWorkspace(fs, &f.workspace)
+	f.sandboxFlags.bind(fs)
 }
 
-// validate parses the numeric and duration flags.
-func (o *options) validate() error {
-	var err error
-	if o.maxAgentsN, err = positiveInt("max-agents", o.maxAgents, "20"); err != nil {
+func bindWorkflowsDir(fs *flag.FlagSet, p *[]string) {
+	list(fs, p, "workflows-dir", "a `DIR` where workflow(name) finds saved workflows (NAME.js) first; repeatable. Then WORKSPACE/.claude/workflows, WORKSPACE/.wfrun/workflows and ~/.claude/workflows", nil)
+}
+
+func bindAgentsDir(fs *flag.FlagSet, p *[]string) {
+	list(fs, p, "agents-dir", "a `DIR` of persona files (Claude Code agent definitions, NAME.md) that agentType may name; repeatable, searched before WORKSPACE/.claude/agents, WORKSPACE/.wfrun/agents and ~/.claude/agents; the first file to define a name wins", nil)
+}
+
+func bindWorkspace(fs *flag.FlagSet, p *string) {
+	text(fs, p, "workspace", "the `DIR` the agents work in (default the current folder): their tools (Read, Write, Edit, Glob, Grep, Bash) reach no path outside it, and isolation: 'worktree' makes a git worktree of it for the agent")
+}
+
+// sandboxFlags say what the agents' commands may do.
+type sandboxFlags struct {
+	sandbox        string
+	sandboxNetwork bool
+	sandboxHide    []string
+	landlockOnly   bool
+}
+
+func (f *sandboxFlags) bind(fs *flag.FlagSet) {
+	text(fs, &f.sandbox, "sandbox", "what the agents' tools may do, enforced by the kernel (namespaces and Landlock) for every command they run; the `MODE` is\n"+
+		"  read-only           read anywhere, write nowhere\n"+
+		"  workspace-write     write in the workspace and a temp\n"+
+		"                      folder (the default)\n"+
+		"  danger-full-access  no OS sandbox at all: commands\n"+
+		"                      run with all of your rights\n"+
+		"A persona may narrow it (permissionMode: plan), never widen it")
+	bindSandboxNetwork(fs, &f.sandboxNetwork)
+	list(fs, &f.sandboxHide, "sandbox-hide", "a folder, its absolute `PATH`, that every sandboxed command sees empty; repeatable (wfrun's state folder is always hidden)", func(v string) error {
+		if !filepath.IsAbs(v) {
+			return fmt.Errorf("--sandbox-hide %q is not an absolute path; give the folder to hide from sandboxed commands as an absolute path", v)
+		}
+		return nil
+	})
+	bindLandlockOnly(fs, &f.landlockOnly)
+}
+
+func bindSandboxNetwork(fs *flag.FlagSet, p *bool) {
+	fs.BoolVar(p, "sandbox-network", false, "let sandboxed commands open TCP connections (default: refused)")
+}
+
+func bindLandlockOnly(fs *flag.FlagSet, p *bool) {
+	fs.BoolVar(p, "sandbox-landlock-only", false, "on a machine without user namespaces, run sandboxed commands under Landlock alone (weaker: no PID namespace, no protected paths) instead of refusing them")
+}
+
+// limitFlags bound a run; on mcp, agent, ui and worker they are the
+// defaults of every run.
+type limitFlags struct {
+	maxAgentsN, concurrencyN                 int
+	budgetTokensN, maxMemoryN, maxRunFolderN int64
+	timeoutD, agentTimeoutD                  time.Duration
+	isolate                                  string
+}
+
+func (f *limitFlags) bind(fs *flag.FlagSet) {
+	count(fs, &f.maxAgentsN, "max-agents", "20", "at most `N` agent() calls in the run (default 1000; a request can lower the ceiling, never raise it)")
+	count(fs, &f.concurrencyN, "concurrency", "4", "at most `N` agents running at once (default 16)")
+	duration(fs, &f.timeoutD, "timeout", "10m", "the run's deadline as a Go `DURATION`: 90s, 5m, 1h30m (default 1h); past it the run ends with TIMEOUT")
+	duration(fs, &f.agentTimeoutD, "agent-timeout", "90s", "each agent's deadline, a Go `DURATION` (default none)")
+	fs.Var(valueOf("budget-tokens", func(s string) (err error) {
+		n, err := positiveInt("budget-tokens", s, "200000")
+		f.budgetTokensN = int64(n)
 		return err
-	}
-	if o.concurrencyN, err = positiveInt("concurrency", o.concurrency, "4"); err != nil {
-		return err
-	}
-	if o.maxRoundsN, err = positiveInt("max-rounds", o.maxRounds, "10"); err != nil {
-		return err
-	}
-	n, err := positiveInt("budget-tokens", o.budgetTokens, "200000")
-	if err != nil {
-		return err
-	}
-	o.budgetTokensN = int64(n)
-	if o.maxMemoryN, err = byteSize("max-memory", o.maxMemory, "512MiB"); err != nil {
-		return err
-	}
-	if o.maxRunFolderN, err = byteSize("max-run-folder", o.maxRunFolder, "1GiB"); err != nil {
-		return err
-	}
-	switch o.isolate {
-	case "", "none", "process":
-	default:
-		return fmt.Errorf("--isolate %q is not an isolation: use --isolate process (each run in a child process of its own) or --isolate none", o.isolate)
-	}
-	if o.timeoutD, err = positiveDuration("timeout", o.timeout, "10m"); err != nil {
-		return err
-	}
-	if o.agentTimeoutD, err = positiveDuration("agent-timeout", o.agentTimeout, "90s"); err != nil {
-		return err
-	}
-	for _, name := range []string{"provider", "model", "parent", "fake-rules", "workflows-dir", "request", "events", "args", "meta",
-		"base-url", "mcp-config", "command-spec", "acp-config", "transcripts", "prices", "model-map", "workspace", "sandbox", "http", "auth-token",
-		"otlp-endpoint", "runs-dir", "addr", "temporal", "namespace", "task-queue", "payloads"} {
-		if o.set[name] && strings.TrimSpace(o.value(name)) == "" {
+	}), "budget-tokens", "the run's budget of `N` tokens; agent() past it is BUDGET_EXHAUSTED")
+	size(fs, &f.maxMemoryN, "max-memory", "512MiB", "the run's memory budget, `SIZE` (default 256MiB; 512MiB, 1GiB, or bytes): builtins that would allocate past it, and a script that grows the heap past it, end the run with RESOURCE_LIMIT")
+	size(fs, &f.maxRunFolderN, "max-run-folder", "1GiB", "the `SIZE` budget of a kept run's folder, its events.jsonl and journal.jsonl together (default 256MiB); a run that would write past it ends with RESOURCE_LIMIT, and can be resumed with a larger budget")
+	fs.Var(valueOf("isolate", func(s string) error {
+		if s != "none" && s != "process" {
+			return fmt.Errorf("--isolate %q is not an isolation: use --isolate process (each run in a child process of its own) or --isolate none", s)
+		}
+		f.isolate = s
+		return nil
+	}), "isolate", "the isolation `MODE`. process (the default): run the script in a child process of its own, with an OS memory limit and no file system, so that a script that crashes or exhausts its VM ends only its run (a few ms per run); none: in wfrun's process. A resumed, retried or continued run keeps none if it was started with it")
+}
+
+func bindEvents(fs *flag.FlagSet, p *string) {
+	text(fs, p, "events", "write every event as a JSON line to `FILE|-` (-: stderr): run.start, phase, log, agent.start, agent.end, run.end")
+}
+
+func bindOTLP(fs *flag.FlagSet, p *string) {
+	text(fs, p, "otlp-endpoint", "export the run as OpenTelemetry traces over OTLP/HTTP to a collector at `URL` (http://localhost:4318); without it, traces go where OTEL_EXPORTER_OTLP_ENDPOINT says, and nowhere when that is unset (docs/observability.md)")
+}
+
+func bindRunsDir(fs *flag.FlagSet, p *string) {
+	text(fs, p, "runs-dir", "the `DIR` where runs are kept: a folder per run (request, script, events, journal, result) and the run ledger DIR/ledger.db (default $WFRUN_RUNS_DIR, else .wfrun/runs). The runs' keys are in $WFRUN_STATE_DIR (else ~/.local/state/wfrun), never in DIR")
+}
+
+func bindJSON(fs *flag.FlagSet, p *bool) {
+	fs.BoolVar(p, "json", false, "print JSON instead of a table")
+}
+
+// value is a flag whose text parse checks as it is given; an empty value
+// is refused with a sentence.
+type value func(string) error
+
+func (v value) Set(s string) error { return v(s) }
+func (v value) String() string     { return "" }
+
+func valueOf(name string, parse func(string) error) value {
+	return func(s string) error {
+		if strings.TrimSpace(s) == "" {
 			return fmt.Errorf("--%s is empty; give it a value or leave it out", name)
 		}
+		return parse(s)
 	}
-	if o.temporal, err = o.conn.resolve(o.temporal); err != nil {
-		return err
-	}
-	if o.temporal == "" {
-		for _, name := range append([]string{"namespace", "task-queue", "payloads"}, connFlagNames...) {
-			if o.set[name] {
-				return fmt.Errorf("--%s goes with --temporal HOST:PORT (or --address, --profile), which names the Temporal server; add it or drop --%s", name, name)
-			}
-		}
-	}
-	for _, d := range o.agentsDirs {
-		if strings.TrimSpace(d) == "" {
-			return fmt.Errorf("--agents-dir is empty; give it a folder or leave it out")
-		}
-	}
-	for _, d := range o.sandboxHide {
-		if !filepath.IsAbs(d) {
-			return fmt.Errorf("--sandbox-hide %q is not an absolute path; give the folder to hide from sandboxed commands as an absolute path", d)
-		}
-	}
-	for _, d := range o.workflowsDirs {
-		if strings.TrimSpace(d) == "" {
-			return fmt.Errorf("--workflows-dir is empty; give it a folder or leave it out")
-		}
-	}
-	return nil
 }
 
-// value returns the raw value of a string flag by name.
-func (o *options) value(name string) string {
-	switch name {
-	case "provider":
-		return o.provider
-	case "model":
-		return o.model
-	case "parent":
-		return o.parent
-	case "fake-rules":
-		return o.fakeRules
-	case "workflows-dir":
-		return strings.Join(o.workflowsDirs, ",")
-	case "request":
-		return o.request
-	case "events":
-		return o.events
-	case "args":
-		return o.args
-	case "meta":
-		return o.meta
-	case "base-url":
-		return o.baseURL
-	case "mcp-config":
-		return o.mcpConfig
-	case "command-spec":
-		return o.commandSpec
-	case "acp-config":
-		return o.acpConfig
-	case "transcripts":
-		return o.transcripts
-	case "prices":
-		return o.prices
-	case "model-map":
-		return o.modelMap
-	case "workspace":
-		return o.workspace
-	case "sandbox":
-		return o.sandbox
-	case "http":
-		return o.httpAddr
-	case "auth-token":
-		return o.authToken
-	case "addr":
-		return o.uiAddr
-	case "otlp-endpoint":
-		return o.otlpEndpoint
-	case "runs-dir":
-		return o.runsDir
-	case "temporal":
-		return o.temporal
-	case "namespace":
-		return o.namespace
-	case "task-queue":
-		return o.taskQueue
-	case "payloads":
-		return o.payloads
-	}
-	return ""
+// text binds a string flag that may not be empty.
+func text(fs *flag.FlagSet, p *string, name, usage string) {
+	fs.Var(valueOf(name, func(s string) error { *p = s; return nil }), name, usage)
+}
+
+// list binds a repeatable string flag; check, when set, vets each value.
+func list(fs *flag.FlagSet, p *[]string, name, usage string, check func(string) error) {
+	fs.Var(valueOf(name, func(s string) error {
+		if check != nil {
+			if err := check(s); err != nil {
+				return err
+			}
+		}
+		*p = append(*p, s)
+		return nil
+	}), name, usage)
+}
+
+func count(fs *flag.FlagSet, p *int, name, example, usage string) {
+	fs.Var(valueOf(name, func(s string) (err error) { *p, err = positiveInt(name, s, example); return err }), name, usage)
+}
+
+func size(fs *flag.FlagSet, p *int64, name, example, usage string) {
+	fs.Var(valueOf(name, func(s string) (err error) { *p, err = byteSize(name, s, example); return err }), name, usage)
+}
+
+func duration(fs *flag.FlagSet, p *time.Duration, name, example, usage string) {
+	fs.Var(valueOf(name, func(s string) (err error) { *p, err = positiveDuration(name, s, example); return err }), name, usage)
+}
+
+// given returns the names of the flags set explicitly in fs.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }
 
 func positiveInt(name, raw, example string) (int, error) {
-	if raw == "" {
-		return 0, nil
-	}
 	n, err := strconv.Atoi(strings.TrimSpace(raw))
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("--%s: %q is not a positive whole number; write one like --%s %s", name, raw, name, example)
@@ -431,9 +251,6 @@ func positiveInt(name, raw, example string) (int, error) {
 // byteSize parses a size: a whole number of bytes, or one with a unit (KiB,
 // MiB, GiB, or K, M, G, KB, MB, GB as their binary multiples).
 func byteSize(name, raw, example string) (int64, error) {
-	if raw == "" {
-		return 0, nil
-	}
 	s := strings.TrimSpace(raw)
 	i := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
 	num, unit := s, ""
@@ -449,9 +266,6 @@ func byteSize(name, raw, example string) (int64, error) {
 }
 
 func positiveDuration(name, raw, example string) (time.Duration, error) {
-	if raw == "" {
-		return 0, nil
-	}
 	d, err := time.ParseDuration(strings.TrimSpace(raw))
 	if err != nil {
 		hint := ""

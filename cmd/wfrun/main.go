@@ -47,53 +47,16 @@ func main() {
 // ended — except on a second signal, when it returns exitInterrupted at once
 // and leaves the process to exit.
 func runMain(args []string, e env) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "check":
-			return checkCommand(args[1:], e)
-		case "providers":
-			return providersCommand(args[1:], e)
-		case "doctor":
-			return doctorCommand(args[1:], e)
-		case "agents":
-			return agentsCommand(args[1:], e)
-		case "workflows":
-			return workflowsCommand(args[1:], e)
-		case "run":
-			// wfrun run NAME|SCRIPT.js: the same as wfrun NAME|SCRIPT.js,
-			// spelled as a verb (a saved workflow by name reads better so).
-			return runCommand(args[1:], e)
-		case "tool":
-			return toolCommand(args[1:], e)
-		case "mcp":
-			return mcpCommand(args[1:], e)
-		case "agent":
-			return agentCommand(args[1:], e)
-		case "resume":
-			return resumeCommand(args[1:], e)
-		case "retry":
-			return retryCommand(args[1:], e)
-		case "continue":
-			return continueCommand(args[1:], e)
-		case "runs":
-			return runsCommand(args[1:], e)
-		case "show":
-			return showCommand(args[1:], e)
-		case "stop":
-			return stopCommand(args[1:], e)
-		case "note":
-			return noteCommand(args[1:], e)
-		case "ralph":
-			return ralphCommand(args[1:], e)
-		case "ui":
-			return uiCommand(args[1:], e)
-		case "worker":
-			return workerCommand(args[1:], e)
-		case "temporal":
-			return temporalCommand(args[1:], e)
-		}
+	if len(args) == 0 || (len(args) == 1 && args[0] == "run") {
+		fmt.Fprint(e.stderr, shortUsage())
+		return exitUsage
 	}
-	return runCommand(args, e)
+	if c, ok := lookup(args[0]); ok {
+		return c.invoke(args[1:], e)
+	}
+	// wfrun SCRIPT.js: run is the command a script names without a verb.
+	c, _ := lookup("run")
+	return c.invoke(args, e)
 }
 
 // usageFail reports a bad invocation: one line on stderr, no JSON.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"net"
 
@@ -15,22 +16,37 @@ import (
 // mcpOwner owns the runs of wfrun mcp on stdio.
 const mcpOwner = "mcp"
 
-// mcpCommand is `wfrun mcp [flags]`: the tools served over MCP, on stdio
+// mcpCmd is `wfrun mcp [flags]`: the tools served over MCP, on stdio
 // (stdout carries only the protocol) or, with --http, over streamable HTTP.
 // It serves until stdin closes (stdio) or a signal comes; the first signal
 // closes the sessions and cancels their runs, a second exits at once.
-func mcpCommand(args []string, e env) int {
-	o, err := parseFlags(cmdMCP, args)
-	if err != nil {
-		return usageFail(e, "%v", err)
+func mcpCmd(fs *flag.FlagSet) runFunc {
+	o := &mcpOptions{}
+	o.bindTools(fs)
+	o.temporalFlags.bind(fs)
+	text(fs, &o.httpAddr, "http", "serve streamable HTTP on `ADDR` (127.0.0.1:8765) instead of stdio; any address but loopback needs a token")
+	bindAuthToken(fs, &o.authToken)
+	return func(e env, positional []string) int {
+		o.positional, o.set = positional, given(fs)
+		return o.run(e)
 	}
-	if o.help {
-		return help(e)
-	}
+}
+
+// mcpOptions are the flags of wfrun mcp.
+type mcpOptions struct {
+	options
+	temporalFlags
+	httpAddr, authToken string
+}
+
+func (o *mcpOptions) run(e env) int {
 	if len(o.positional) > 0 {
 		return usageFail(e, "mcp takes no script (the model sends one with each workflow call); got %q", o.positional[0])
 	}
-	token := authToken(o, e)
+	if err := o.resolve(o.set); err != nil {
+		return usageFail(e, "%v", err)
+	}
+	token := authToken(o.authToken, e)
 	if o.httpAddr == "" && o.authToken != "" {
 		return usageFail(e, "--auth-token protects --http; the stdio server is only reachable by the process that started it, so drop it or add --http ADDR")
 	}
@@ -44,11 +60,11 @@ func mcpCommand(args []string, e env) int {
 		// exhausts its VM must not take the others down with it.
 		o.isolate = "process"
 	}
-	in, err := loadToolInvocation(o, e)
+	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {
 		return setupFailed(e, err)
 	}
-	eng, events, closeAll, err := openEngine(in, o, e)
+	eng, events, closeAll, err := openEngine(in, &o.options, e)
 	if err != nil {
 		return setupFailed(e, err) // stdout is the protocol: no JSON there
 	}
@@ -68,13 +84,13 @@ func mcpCommand(args []string, e env) int {
 	if o.temporal != "" {
 		// The workflow tool's runs go to Temporal's workers; this engine
 		// checks them first and runs the other tools.
-		c, err := dialTemporal(o)
+		c, err := dialTemporal(&o.temporalFlags)
 		if err != nil {
 			notice(e, "%v", err)
 			return exitFailed
 		}
 		defer c.Close()
-		tc := wftemporal.NewClient(c, eng, temporalOptions(o))
+		tc := wftemporal.NewClient(c, eng, temporalOptions(&o.temporalFlags))
 		opts.Remote, opts.RemoteRuns = tc.Execute, tc.Remote()
 	}
 	srv := mcpserver.New(eng, opts)

@@ -108,8 +108,8 @@ func TestMCP_RefusesAnExposedHTTPServerWithoutAToken(t *testing.T) {
 		{[]string{"mcp", "--auth-token", "x"}, "--auth-token protects --http"},
 		{[]string{"mcp", "--args", "{}"}, "--args does not apply to mcp"},
 		{[]string{"mcp", "script.js"}, "mcp takes no script"},
-		{[]string{"check", "x.js", "--http", "127.0.0.1:1"}, "--http belongs to wfrun mcp"},
-		{[]string{"x.js", "--print-script"}, "--print-script belongs to wfrun agent"},
+		{[]string{"check", "x.js", "--http", "127.0.0.1:1"}, "--http does not apply to check (check runs nothing and keeps nothing): it belongs to wfrun mcp; drop it"},
+		{[]string{"x.js", "--print-script"}, "--print-script does not apply to a script run: it belongs to wfrun agent; drop it"},
 	} {
 		o := wfrun(t, tc.args...)
 		o.wantCode(t, exitUsage)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/modelmap"
@@ -62,14 +63,11 @@ func defaultProvider(providers []agentapi.Provider) (name, notice string) {
 	return setup.DefaultProvider(providers)
 }
 
-// providersCommand prints the providers the environment configures and
+// providersCmd prints the providers the environment configures and
 // their capabilities.
-func providersCommand(args []string, e env) int {
-	for _, a := range args {
-		if a == "-h" || a == "--help" || a == "-help" {
-			return help(e)
-		}
-	}
+func providersCmd(*flag.FlagSet) runFunc { return listProviders }
+
+func listProviders(e env, args []string) int {
 	if len(args) > 0 {
 		return usageFail(e, "providers takes no arguments; got %q", args[0])
 	}

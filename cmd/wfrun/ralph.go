@@ -2,37 +2,47 @@ package main
 
 import (
 	"context"
+	"flag"
 	"strings"
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ralph"
 )
 
-// ralphCommand is `wfrun ralph "OBJECTIVE" [--max-rounds N] [--workspace
+// ralphCmd is `wfrun ralph "OBJECTIVE" [--max-rounds N] [--workspace
 // DIR] [flags]`: the Ralph loop in the foreground. stdout carries the
 // loop's result (ending, rounds, last handoff, the run's result); the exit
 // status is 0 only when the objective is complete, 1 for blocked,
 // budget-limited, round-failed or a run that failed, 130 when interrupted.
 // A stopped loop goes on with wfrun resume RUNID.
-func ralphCommand(args []string, e env) int {
-	o, err := parseFlags(cmdRalph, args)
-	if err != nil {
-		return usageFail(e, "%v", err)
+func ralphCmd(fs *flag.FlagSet) runFunc {
+	o := &ralphOptions{}
+	o.bindTools(fs)
+	count(fs, &o.maxRoundsN, "max-rounds", "10", "at most `N` rounds (default 10); with --budget-tokens, the loop ends budget-limited")
+	return func(e env, positional []string) int {
+		o.positional = positional
+		return o.run(e)
 	}
-	if o.help {
-		return help(e)
-	}
+}
+
+// ralphOptions are the flags of wfrun ralph.
+type ralphOptions struct {
+	options
+	maxRoundsN int
+}
+
+func (o *ralphOptions) run(e env) int {
 	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
 		return usageFail(e, `ralph takes one objective, in quotes: wfrun ralph "Make go test ./... pass" [--max-rounds N]`)
 	}
 	if o.isolate == "" {
 		o.isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
 	}
-	in, err := loadToolInvocation(o, e)
+	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {
 		return failBeforeRun(e, err)
 	}
-	eng, events, closeAll, err := openEngine(in, o, e)
+	eng, events, closeAll, err := openEngine(in, &o.options, e)
 	if err != nil {
 		return failBeforeRun(e, err)
 	}

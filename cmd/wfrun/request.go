@@ -378,16 +378,12 @@ func (g *stdinGuard) readFile(path, what string) ([]byte, error) {
 	if err != nil {
 		hint := ""
 		if errors.Is(err, os.ErrNotExist) && what == "the script" && filepath.Ext(path) == "" {
-			hint = commandsHint
+			hint = commandsHint(path)
 		}
 		return nil, usagef("cannot read %s: %v%s", what, pathError(err), hint)
 	}
 	return data, nil
 }
-
-// commandsHint follows a script argument that is neither a file nor a
-// command.
-const commandsHint = " (the commands are check, run, providers, agents, workflows, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop, note, ui, worker and temporal; a script is a .js file or the name of a saved workflow)"
 
 // pathError drops the Go operation name from an *os.PathError ("open x: no
 // such file" becomes "x: no such file").

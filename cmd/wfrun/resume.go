@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"strings"
 
 	"github.com/wfrun/wfrun/engine"
@@ -24,38 +25,41 @@ func runsDirOf(o *options, e env) string {
 	return defaultRunsDir
 }
 
-// resumeCommand is `wfrun resume RUNID [flags]`: a new run of RUNID's
-// request (from its folder) that replays the agents RUNID finished and
-// runs the rest. --args changes the args (a changed prefix runs live);
-// the provider and limit flags override the saved request (a limit may be
-// raised).
-func resumeCommand(args []string, e env) int {
-	return resumeLike(cmdResume, args, e)
-}
+// resumeVerb is resume, retry or continue.
+type resumeVerb string
 
-// retryCommand is `wfrun retry RUNID [flags]`: the retry verb, for a
-// failed, cancelled or abandoned run — a new run resumed from it, its
-// child in the lineage.
-func retryCommand(args []string, e env) int {
-	return resumeLike(cmdRetry, args, e)
-}
+const (
+	// verbResume is `wfrun resume RUNID [flags]`: a new run of RUNID's
+	// request (from its folder) that replays the agents RUNID finished
+	// and runs the rest. --args changes the args (a changed prefix runs
+	// live); the provider and limit flags override the saved request (a
+	// limit may be raised).
+	verbResume resumeVerb = "resume"
+	// verbRetry is the retry verb, for a failed, cancelled or abandoned
+	// run: a new run resumed from it, its child in the lineage.
+	verbRetry resumeVerb = "retry"
+	// verbContinue is the continue verb, for an abandoned run: resumed in
+	// place, under its own id.
+	verbContinue resumeVerb = "continue"
+)
 
-// continueCommand is `wfrun continue RUNID [flags]`: the continue verb,
-// for an abandoned run — resumed in place, under its own id.
-func continueCommand(args []string, e env) int {
-	return resumeLike(cmdContinue, args, e)
-}
-
-// resumeLike runs resume, retry and continue: a run in the foreground, as
-// `wfrun SCRIPT.js` runs one, whose request comes from RUNID's folder.
-func resumeLike(cmd command, args []string, e env) int {
-	o, err := parseFlags(cmd, args)
-	if err != nil {
-		return usageFail(e, "%v", err)
+// resumeCmd returns the command of verb, which runs in the foreground, as
+// `wfrun SCRIPT.js` runs one, a run whose request comes from RUNID's folder.
+func resumeCmd(cmd resumeVerb) func(fs *flag.FlagSet) runFunc {
+	return func(fs *flag.FlagSet) runFunc {
+		o := &options{}
+		if cmd == verbResume {
+			bindArgs(fs, &o.args)
+		}
+		o.bindTools(fs)
+		return func(e env, positional []string) int {
+			o.positional = positional
+			return resumeLike(cmd, o, e)
+		}
 	}
-	if o.help {
-		return help(e)
-	}
+}
+
+func resumeLike(cmd resumeVerb, o *options, e env) int {
 	if len(o.positional) != 1 {
 		return usageFail(e, "%s takes one run id (wfrun runs lists them): wfrun %s RUNID [flags]", cmd, cmd)
 	}
@@ -74,9 +78,9 @@ func resumeLike(cmd command, args []string, e env) int {
 		over.OnEvent = onEvent
 		adjust := func(r *engine.WorkflowStartRequest) { *r = over }
 		switch cmd {
-		case cmdRetry:
+		case verbRetry:
 			return eng.Retry(context.Background(), id, adjust)
-		case cmdContinue:
+		case verbContinue:
 			return eng.Continue(context.Background(), id, adjust)
 		}
 		over.ResumeFromRunId = id

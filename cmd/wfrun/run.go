@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
-	"github.com/wfrun/wfrun/internal/statedir"
 	"os"
 	"syscall"
 	"time"
@@ -15,31 +15,46 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/internal/human"
+	"github.com/wfrun/wfrun/internal/statedir"
 )
 
 // closeTimeout bounds how long wfrun waits for the engine's goroutines after
 // the result is printed (a provider past its cancel grace, say).
 const closeTimeout = 10 * time.Second
 
-// runCommand is `wfrun SCRIPT.js [flags]`.
-func runCommand(args []string, e env) int {
-	if len(args) == 0 {
-		fmt.Fprint(e.stderr, shortUsage)
-		return exitUsage
+// runOptions are the flags of `wfrun SCRIPT.js [flags]`.
+type runOptions struct {
+	options
+	temporalFlags
+	version bool
+}
+
+// runCmd is `wfrun SCRIPT.js [flags]`.
+func runCmd(fs *flag.FlagSet) runFunc {
+	o := &runOptions{}
+	o.inputFlags.bind(fs)
+	o.agentFlags.bind(fs)
+	o.limitFlags.bind(fs)
+	bindEvents(fs, &o.events)
+	bindOTLP(fs, &o.otlpEndpoint)
+	bindRunsDir(fs, &o.runsDir)
+	o.temporalFlags.bind(fs)
+	fs.BoolVar(&o.version, "version", false, "print the module version and VCS revision")
+	return func(e env, positional []string) int {
+		o.positional, o.set = positional, given(fs)
+		return o.run(e)
 	}
-	o, err := parseFlags(cmdRun, args)
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	switch {
-	case o.help:
-		return help(e)
-	case o.version:
+}
+
+func (o *runOptions) run(e env) int {
+	if o.version {
 		fmt.Fprintln(e.stdout, "wfrun", version())
 		return exitCompleted
 	}
-
-	in, err := loadInvocation(o, e)
+	if err := o.resolve(o.set); err != nil {
+		return usageFail(e, "%v", err)
+	}
+	in, err := loadInvocation(&o.options, e)
 	if err != nil {
 		return failBeforeRun(e, err)
 	}
@@ -56,12 +71,20 @@ func runCommand(args []string, e env) int {
 				return usageFail(e, "--%s does not apply to a run on Temporal, which the cluster's workers execute (and replay from its history); drop it or --temporal", name)
 			}
 		}
-		for _, name := range workerOnlyFlags {
-			if o.set[name] {
-				return usageFail(e, "--%s configures the providers, and on Temporal the workers run them: give it to wfrun worker (--provider still picks one of theirs)", name)
+		// The flags that configure what runs the agents, or what
+		// workflow() finds, are each worker's on Temporal.
+		workers := flag.NewFlagSet("", flag.ContinueOnError)
+		new(agentFlags).bind(workers)
+		var refused error
+		workers.VisitAll(func(f *flag.Flag) {
+			if o.set[f.Name] && f.Name != "provider" && f.Name != "model" && refused == nil {
+				refused = fmt.Errorf("--%s configures the providers, and on Temporal the workers run them: give it to wfrun worker (--provider still picks one of theirs)", f.Name)
 			}
+		})
+		if refused != nil {
+			return usageFail(e, "%v", refused)
 		}
-		return runOnTemporal(in, o, e, events)
+		return runOnTemporal(in, &o.temporalFlags, e, events)
 	}
 
 	if in.req.Isolate == "" {
@@ -262,15 +285,15 @@ func startAndWait(eng *engine.Engine, in *invocation, e env, s *sinks) (*engine.
 // result (nil after a second signal) and the exit status.
 func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.Run, error)) (*engine.WorkflowResult, int) {
 	prog := progressLine(e, s)
-	defer prog.stop()
+	defer prog.Stop()
 	var onEvent func(engine.Event)
 	if prog != nil {
-		onEvent = prog.record
+		onEvent = prog.Record
 	}
 
 	run, err := start(onEvent)
 	if err != nil {
-		prog.stop()
+		prog.Stop()
 		res := engine.FailedResult("", err)
 		return &res, exitFailed
 	}
@@ -279,12 +302,12 @@ func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.
 	for {
 		select {
 		case <-run.Done():
-			prog.stop()
+			prog.Stop()
 			res := run.Wait()
 			return &res, exitStatus(res, interrupted)
 		case sig := <-e.signals:
 			if interrupted {
-				prog.stop()
+				prog.Stop()
 				notice(e, "second %s: exiting without waiting for the run", signalName(sig))
 				return nil, exitInterrupted
 			}

@@ -48,13 +48,14 @@ func TestBadInvocationsExitTwoWithAMessageAndNoJSON(t *testing.T) {
 		args []string
 		say  string // a fragment of the stderr message
 	}{
-		{"no arguments", nil, "usage: wfrun SCRIPT.js"},
+		{"no arguments", nil, "usage: wfrun [run] SCRIPT.js"},
 		{"unknown flag", []string{"testdata/hello.js", "--nope"}, "unknown flag --nope"},
 		{"unknown flag before the script", []string{"--temperature", "1", "testdata/hello.js"}, "unknown flag --temperature"},
 		{"flag without its value", []string{"testdata/hello.js", "--args"}, "--args needs a value"},
 		{"missing script", []string{"--provider", "fake"}, "no script given"},
 		{"unreadable script", []string{filepath.Join(dir, "absent.js")}, "cannot read the script"},
-		{"unknown command", []string{"frobnicate"}, "the commands are check, run, providers, agents, workflows, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop, note, ui, worker and temporal;"},
+		{"unknown command", []string{"frobnicate"}, "the commands are run, check, providers, doctor, agents, workflows, tool, mcp, agent, ralph, resume, retry, continue, runs, show, stop, note, ui, worker and temporal;"},
+		{"a typo of a command", []string{"provders"}, "did you mean wfrun providers?"},
 		{"two scripts", []string{"testdata/hello.js", "testdata/throws.js"}, "one script at a time"},
 		{"args written as a second positional", []string{"testdata/hello.js", `{"who":"x"}`}, "--args '{\"who\":\"x\"}'"},
 		{"unreadable args file", []string{"testdata/hello.js", "--args", "@" + filepath.Join(dir, "absent.json")}, "cannot read --args @"},

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
+	"github.com/wfrun/wfrun/engine/listing"
 	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/statedir"
 )
@@ -18,62 +16,51 @@ import (
 // The ledger commands: runs, show, stop and note read or change the run
 // ledger in the runs folder, through an engine that runs nothing.
 
-// ledgerFlags are the flags the ledger commands share.
-type ledgerFlags struct {
-	runsDir      string
-	asJSON, help bool
-	status, name string // runs
-	reason       string // stop
-	positional   []string
-
-	// runs --temporal: list the runs of a Temporal namespace instead.
-	temporal, namespace, parent string
-	conn                        connFlags
+// runsOptions are the flags of wfrun runs; show, stop and note take
+// --runs-dir and one or none of the others.
+type runsOptions struct {
+	runsDir, status, name, parent string
+	asJSON                        bool
+	temporalFlags                        // --temporal, --namespace and the connection
+	reason                        string // stop
 }
 
-// parseLedgerFlags parses args for the ledger command name; which says
-// which of the optional flags it takes.
-func parseLedgerFlags(name string, args []string, which ...string) (*ledgerFlags, error) {
-	f := &ledgerFlags{}
-	fs := flag.NewFlagSet("wfrun "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.runsDir, "runs-dir", "", "")
-	fs.BoolVar(&f.help, "help", false, "")
-	fs.BoolVar(&f.help, "h", false, "")
-	for _, w := range which {
-		switch w {
-		case "json":
-			fs.BoolVar(&f.asJSON, "json", false, "")
-		case "status":
-			fs.StringVar(&f.status, "status", "", "")
-		case "name":
-			fs.StringVar(&f.name, "name", "", "")
-		case "reason":
-			fs.StringVar(&f.reason, "reason", "", "")
-		case "temporal":
-			fs.StringVar(&f.temporal, "temporal", "", "")
-			fs.StringVar(&f.namespace, "namespace", "", "")
-			fs.StringVar(&f.parent, "parent", "", "")
-			f.conn.bind(fs)
-		}
-	}
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, flagError(cmdRun, err))
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		f.positional = append(f.positional, rest[0])
-		args = rest[1:]
-	}
-	return f, nil
+// ledgerCmd binds --runs-dir and what bind adds, and returns the function
+// that runs the ledger command run with them.
+func ledgerCmd(fs *flag.FlagSet, bind func(f *runsOptions), run func(f *runsOptions, positional []string, e env) int) runFunc {
+	f := &runsOptions{}
+	bindRunsDir(fs, &f.runsDir)
+	bind(f)
+	return func(e env, positional []string) int { return run(f, positional, e) }
+}
+
+func runsCmd(fs *flag.FlagSet) runFunc {
+	return ledgerCmd(fs, func(f *runsOptions) {
+		text(fs, &f.status, "status", "only the runs of this `STATUS`: "+listing.Statuses())
+		text(fs, &f.name, "name", "only the runs of the workflow `NAME`")
+		bindJSON(fs, &f.asJSON)
+		f.temporalFlags.bindConnection(fs)
+		text(fs, &f.parent, "parent", "with --temporal: only the runs the agent `NAME` owns")
+	}, ledgerRuns)
+}
+
+func showCmd(fs *flag.FlagSet) runFunc {
+	return ledgerCmd(fs, func(f *runsOptions) { bindJSON(fs, &f.asJSON) }, showRun)
+}
+
+func stopCmd(fs *flag.FlagSet) runFunc {
+	return ledgerCmd(fs, func(f *runsOptions) {
+		text(fs, &f.reason, "reason", "why, as `TEXT` on the run's timeline and in its result (default \"stopped with wfrun stop\")")
+	}, stopRun)
+}
+
+func noteCmd(fs *flag.FlagSet) runFunc {
+	return ledgerCmd(fs, func(*runsOptions) {}, noteRun)
 }
 
 // openLedgerEngine returns an engine over the runs folder, for its ledger
 // and verbs.
-func openLedgerEngine(f *ledgerFlags, e env) (*engine.Engine, error) {
+func openLedgerEngine(f *runsOptions, e env) (*engine.Engine, error) {
 	dir := f.runsDir
 	if dir == "" {
 		dir = runsDirOf(&options{}, e)
@@ -100,19 +87,13 @@ func announceRebuilt(e env, eng *engine.Engine) {
 	}
 }
 
-// runsCommand is `wfrun runs [--status S] [--name NAME] [--json]`: the
+// ledgerRuns is `wfrun runs [--status S] [--name NAME] [--json]`: the
 // runs of the ledger, newest first.
-func runsCommand(args []string, e env) int {
-	f, err := parseLedgerFlags("runs", args, "json", "status", "name", "temporal")
-	if err != nil {
-		return usageFail(e, "%v", err)
+func ledgerRuns(f *runsOptions, positional []string, e env) int {
+	if len(positional) > 0 {
+		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir, --temporal); got %q", positional[0])
 	}
-	if f.help {
-		return help(e)
-	}
-	if len(f.positional) > 0 {
-		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir, --temporal); got %q", f.positional[0])
-	}
+	var err error
 	if f.temporal, err = f.conn.resolve(f.temporal); err != nil {
 		return usageFail(e, "%v", err)
 	}
@@ -127,7 +108,7 @@ func runsCommand(args []string, e env) int {
 	}
 	status := ledger.RunStatus(f.status)
 	if f.status != "" && !status.Valid() {
-		return usageFail(e, "--status %q is not a run status; use one of %s", f.status, statusList())
+		return usageFail(e, "--status %q is not a run status; use one of %s", f.status, listing.Statuses())
 	}
 	eng, err := openLedgerEngine(f, e)
 	if err != nil {
@@ -145,55 +126,14 @@ func runsCommand(args []string, e env) int {
 			Runs []ledger.Run `json:"runs"`
 		}{runs}, exitCompleted)
 	}
-	if len(runs) == 0 {
-		fmt.Fprintln(e.stdout, "No runs.")
-		return exitCompleted
-	}
-	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tNAME\tSTATUS\tAGENTS\tTOKENS\tCOST\tAGE")
-	now := time.Now()
-	for _, r := range runs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Status, agentsCell(r), human.Count(r.Usage.Tokens()),
-			fmt.Sprintf("$%.4f", r.Usage.CostUSD), human.Age(now.Sub(r.CreatedAt)))
-	}
-	w.Flush()
+	listing.WriteRuns(e.stdout, runs, time.Now())
 	return exitCompleted
 }
 
-func statusList() string {
-	var names []string
-	for _, s := range ledger.RunStatuses() {
-		names = append(names, string(s))
-	}
-	return strings.Join(names, ", ")
-}
-
-func agentsCell(r ledger.Run) string {
-	if r.Agents.Replayed > 0 {
-		return fmt.Sprintf("%d (%d replayed)", r.AgentsSpawned, r.Agents.Replayed)
-	}
-	return fmt.Sprint(r.AgentsSpawned)
-}
-
-// shown is what `wfrun show --json` prints.
-type shown struct {
-	Run      ledger.Run     `json:"run"`
-	Retries  []string       `json:"retries"` // the runs that retry or resume it
-	Children []ledger.Child `json:"children"`
-	Timeline []ledger.Event `json:"timeline"`
-}
-
-// showCommand is `wfrun show RUNID [--json]`: the run, its lineage, a tree
+// showRun is `wfrun show RUNID [--json]`: the run, its lineage, a tree
 // of its children by phase (status, duration, tokens) and its timeline.
-func showCommand(args []string, e env) int {
-	f, err := parseLedgerFlags("show", args, "json")
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	if f.help {
-		return help(e)
-	}
-	if len(f.positional) != 1 {
+func showRun(f *runsOptions, positional []string, e env) int {
+	if len(positional) != 1 {
 		return usageFail(e, "show takes one run id (wfrun runs lists them): wfrun show RUNID [--json]")
 	}
 	eng, err := openLedgerEngine(f, e)
@@ -202,119 +142,26 @@ func showCommand(args []string, e env) int {
 		return exitFailed
 	}
 	defer closeEngine(eng)
-	l := eng.Ledger()
-	var s shown
-	if s.Run, err = l.Get(f.positional[0]); err != nil {
-		notice(e, "%v; wfrun runs lists the runs of %s", err, l.Path())
+	s, err := listing.Show(eng.Ledger(), positional[0])
+	if errors.Is(err, ledger.ErrNotFound) {
+		notice(e, "%v; wfrun runs lists the runs of %s", err, eng.Ledger().Path())
 		return exitFailed
-	}
-	s.Children, err = l.Children(s.Run.ID)
-	if err == nil {
-		s.Timeline, err = l.Timeline(s.Run.ID)
-	}
-	var retries []ledger.Run
-	if err == nil {
-		retries, err = l.List(ledger.Filter{ParentRun: s.Run.ID})
-	}
-	if err != nil {
-		notice(e, "the run ledger: %v", err)
+	} else if err != nil {
+		notice(e, "%v", err)
 		return exitFailed
-	}
-	s.Retries = []string{}
-	for _, r := range retries {
-		s.Retries = append(s.Retries, r.ID)
 	}
 	if f.asJSON {
 		return printJSON(e, s, exitCompleted)
 	}
-	writeShown(e.stdout, s)
+	listing.WriteShown(e.stdout, s)
 	return exitCompleted
 }
 
-// writeShown renders a run for a person: a header, the lineage, the
-// children grouped by phase as a tree, and the timeline.
-func writeShown(out io.Writer, s shown) {
-	r := s.Run
-	dur := ""
-	if r.EndedAt != nil {
-		dur = " · " + r.EndedAt.Sub(r.CreatedAt).Round(100*time.Millisecond).String()
-	}
-	fmt.Fprintf(out, "%s %q %s · %s agents · %s tokens · $%.4f%s\n", r.ID, r.Name, r.Status, agentsCell(r), human.Count(r.Usage.Tokens()), r.Usage.CostUSD, dur)
-	fmt.Fprintf(out, "  owner %s · started %s", r.Owner, r.CreatedAt.Format(time.RFC3339))
-	if r.Dir != "" {
-		fmt.Fprintf(out, " · folder %s", r.Dir)
-	}
-	fmt.Fprintln(out)
-	if r.ParentRun != "" {
-		fmt.Fprintf(out, "  resumes %s\n", r.ParentRun)
-	}
-	if len(s.Retries) > 0 {
-		fmt.Fprintf(out, "  retried or resumed as %s\n", strings.Join(s.Retries, ", "))
-	}
-	if r.Error != "" {
-		fmt.Fprintf(out, "  %s: %s\n", r.ErrorCode, r.Error)
-	}
-	if len(s.Children) > 0 {
-		fmt.Fprintln(out, "Agents")
-		w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-		phase := "\x00"
-		for i, c := range s.Children {
-			if c.Phase != phase {
-				phase = c.Phase
-				title := phase
-				if title == "" {
-					title = "(no phase)"
-				}
-				fmt.Fprintf(w, "  %s\t\t\t\t\t\n", title)
-			}
-			branch := "├─"
-			if i == len(s.Children)-1 || s.Children[i+1].Phase != phase {
-				branch = "└─"
-			}
-			note := ""
-			if c.Replayed {
-				note = "replayed"
-			} else if c.Error != "" {
-				note = human.FirstLine(c.Error, 80)
-			}
-			fmt.Fprintf(w, "  %s #%d %s\t%s\t%s\t%s tokens\t%s\n", branch, c.Seq, human.FirstLine(c.Label, 48), c.Status, childDuration(c), human.Count(c.Usage.Tokens()), note)
-		}
-		w.Flush()
-	}
-	if len(s.Timeline) > 0 {
-		fmt.Fprintln(out, "Timeline")
-		for _, ev := range s.Timeline {
-			line := string(ev.Kind)
-			if ev.Detail != "" {
-				line += ": " + ev.Detail
-			}
-			fmt.Fprintf(out, "  %s  %s\n", ev.At.Format("2006-01-02 15:04:05"), line)
-		}
-	}
-}
-
-func childDuration(c ledger.Child) string {
-	var meta struct {
-		DurationMs *int64 `json:"durationMs"`
-	}
-	if json.Unmarshal(c.Metadata, &meta) != nil || meta.DurationMs == nil {
-		return "-"
-	}
-	return (time.Duration(*meta.DurationMs) * time.Millisecond).Round(100 * time.Millisecond).String()
-}
-
-// stopCommand is `wfrun stop RUNID [--reason TEXT]`: the stop verb. The
+// stopRun is `wfrun stop RUNID [--reason TEXT]`: the stop verb. The
 // run's process cancels it at its next heartbeat; stop waits for that (at
 // most a lease) and prints the run's row.
-func stopCommand(args []string, e env) int {
-	f, err := parseLedgerFlags("stop", args, "reason")
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	if f.help {
-		return help(e)
-	}
-	if len(f.positional) != 1 {
+func stopRun(f *runsOptions, positional []string, e env) int {
+	if len(positional) != 1 {
 		return usageFail(e, "stop takes one run id: wfrun stop RUNID [--reason TEXT]")
 	}
 	eng, err := openLedgerEngine(f, e)
@@ -323,7 +170,7 @@ func stopCommand(args []string, e env) int {
 		return exitFailed
 	}
 	defer closeEngine(eng)
-	id := f.positional[0]
+	id := positional[0]
 	reason := f.reason
 	if reason == "" {
 		reason = "stopped with wfrun stop"
@@ -352,17 +199,10 @@ func stopCommand(args []string, e env) int {
 	}
 }
 
-// noteCommand is `wfrun note RUNID TEXT`: the follow_up verb, a note on
+// noteRun is `wfrun note RUNID TEXT`: the follow_up verb, a note on
 // the run's timeline; its status stays.
-func noteCommand(args []string, e env) int {
-	f, err := parseLedgerFlags("note", args)
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	if f.help {
-		return help(e)
-	}
-	if len(f.positional) != 2 {
+func noteRun(f *runsOptions, positional []string, e env) int {
+	if len(positional) != 2 {
 		return usageFail(e, `note takes a run id and the note, in quotes: wfrun note RUNID "what to remember"`)
 	}
 	eng, err := openLedgerEngine(f, e)
@@ -371,13 +211,13 @@ func noteCommand(args []string, e env) int {
 		return exitFailed
 	}
 	defer closeEngine(eng)
-	if err := eng.Note(f.positional[0], f.positional[1]); err != nil {
+	if err := eng.Note(positional[0], positional[1]); err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	tl, _ := eng.Ledger().Timeline(f.positional[0])
+	tl, _ := eng.Ledger().Timeline(positional[0])
 	return printJSON(e, struct {
 		RunID    string         `json:"runId"`
 		Timeline []ledger.Event `json:"timeline"`
-	}{f.positional[0], tl}, exitCompleted)
+	}{positional[0], tl}, exitCompleted)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
@@ -37,11 +38,27 @@ func loadToolInvocation(o *options, e env) (*invocation, error) {
 	return in, nil
 }
 
+// bindTools binds the flags of the commands that serve models or run
+// scripts in the foreground without a script of their own (mcp, agent,
+// ralph, resume, retry, continue): the sub-agent, limit, output and
+// runs-folder flags.
+func (o *options) bindTools(fs *flag.FlagSet) {
+	o.agentFlags.bind(fs)
+	o.limitFlags.bind(fs)
+	bindEvents(fs, &o.events)
+	bindOTLP(fs, &o.otlpEndpoint)
+	bindRunsDir(fs, &o.runsDir)
+}
+
+func bindAuthToken(fs *flag.FlagSet, p *string) {
+	text(fs, p, "auth-token", "every request must carry Authorization: Bearer `TOKEN`, or gets 401 (default $WFRUN_AUTH_TOKEN, which keeps it out of the process list); wfrun ui also takes it from a ?token=TOKEN login, which sets a cookie")
+}
+
 // authToken is --auth-token, else $WFRUN_AUTH_TOKEN (which keeps the token
 // out of the process list).
-func authToken(o *options, e env) string {
-	if o.authToken != "" {
-		return o.authToken
+func authToken(token string, e env) string {
+	if token != "" {
+		return token
 	}
 	return e.getenv("WFRUN_AUTH_TOKEN")
 }

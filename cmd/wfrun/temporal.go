@@ -27,12 +27,6 @@ import (
 // module engine/temporal/server.
 const devServerBinary = "wfrun-temporal"
 
-// workerOnlyFlags configure what runs the agents or what workflow() finds:
-// on Temporal that is each worker's, so a run started with --temporal
-// refuses them rather than configure a provider nothing uses.
-var workerOnlyFlags = []string{"fake-rules", "base-url", "mcp-config", "command-spec", "acp-agent", "acp-config",
-	"transcripts", "prices", "model-map", "agents-dir", "workspace", "sandbox", "sandbox-network", "sandbox-hide", "sandbox-landlock-only", "workflows-dir"}
-
 // temporalFromConfig is the value of --temporal that takes the address
 // from the Temporal CLI's configuration (TEMPORAL_ADDRESS, a temporal.toml
 // profile) rather than naming it; --profile and --config-file imply it.
@@ -48,17 +42,54 @@ type connFlags struct {
 	address, apiKey, tls, tlsCert, tlsKey, tlsCA, tlsServerName, profile, configFile string
 }
 
-// bind defines the connection flags on fs.
+// temporalFlags name the Temporal server and where runs go on it.
+type temporalFlags struct {
+	temporal, namespace, taskQueue, payloads string
+	conn                                     connFlags
+}
+
+// bind defines the flags of a command that runs on Temporal: the server,
+// the namespace, the task queue and the payload store.
+func (f *temporalFlags) bind(fs *flag.FlagSet) {
+	f.bindConnection(fs)
+	text(fs, &f.taskQueue, "task-queue", "the queue, by `NAME`, where runs and their agents wait (default \"wfrun\"); a client and its workers must name the same one")
+	text(fs, &f.payloads, "payloads", "the `DIR` where payloads over 4 KiB are kept, a reference in the history (default ~/.wfrun/temporal-payloads); every worker and client of a task queue must share it")
+}
+
+// bindConnection defines --temporal, --namespace and the connection flags.
+func (f *temporalFlags) bindConnection(fs *flag.FlagSet) {
+	text(fs, &f.temporal, "temporal", "the frontend of the Temporal server at `HOST:PORT` (wfrun temporal dev: 127.0.0.1:7233), or config to take it from TEMPORAL_ADDRESS or a temporal.toml profile. A run with --temporal leaves the providers' flags (--fake-rules, --base-url, --workspace, …) to the workers; --provider and --model still choose among theirs")
+	text(fs, &f.namespace, "namespace", "the Temporal namespace, by `NAME` (default \"default\")")
+	f.conn.bind(fs)
+}
+
+// resolve folds the connection flags into f.temporal and refuses the
+// flags that need a server when none is named; set holds the flags given.
+func (f *temporalFlags) resolve(set map[string]bool) error {
+	var err error
+	if f.temporal, err = f.conn.resolve(f.temporal); err != nil || f.temporal != "" {
+		return err
+	}
+	for _, name := range append([]string{"namespace", "task-queue", "payloads"}, connFlagNames...) {
+		if set[name] {
+			return fmt.Errorf("--%s goes with --temporal HOST:PORT (or --address, --profile), which names the Temporal server; add it or drop --%s", name, name)
+		}
+	}
+	return nil
+}
+
+// bind defines the connection flags on fs, as the Temporal CLI names them,
+// over its temporal.toml profile and TEMPORAL_* variables.
 func (c *connFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&c.address, "address", "", "")
-	fs.StringVar(&c.apiKey, "api-key", "", "")
-	fs.Var((*boolText)(&c.tls), "tls", "")
-	fs.StringVar(&c.tlsCert, "tls-cert-path", "", "")
-	fs.StringVar(&c.tlsKey, "tls-key-path", "", "")
-	fs.StringVar(&c.tlsCA, "tls-ca-path", "", "")
-	fs.StringVar(&c.tlsServerName, "tls-server-name", "", "")
-	fs.StringVar(&c.profile, "profile", "", "")
-	fs.StringVar(&c.configFile, "config-file", "", "")
+	fs.StringVar(&c.address, "address", "", "the frontend at `HOST:PORT`: the same as --temporal")
+	fs.StringVar(&c.apiKey, "api-key", "", "sent as a bearer `KEY` on every call; turns TLS on unless --tls=false")
+	fs.Var((*boolText)(&c.tls), "tls", "TLS to the frontend (--tls=false: none), with the system's roots unless --tls-ca-path")
+	fs.StringVar(&c.tlsCert, "tls-cert-path", "", "the client certificate `FILE` of mutual TLS, with --tls-key-path")
+	fs.StringVar(&c.tlsKey, "tls-key-path", "", "the client key `FILE` of mutual TLS")
+	fs.StringVar(&c.tlsCA, "tls-ca-path", "", "the authority `FILE` the server's certificate must chain to")
+	fs.StringVar(&c.tlsServerName, "tls-server-name", "", "the `NAME` the server's certificate must carry (SNI)")
+	fs.StringVar(&c.profile, "profile", "", "the temporal.toml profile, by `NAME`; alone it means --temporal config")
+	fs.StringVar(&c.configFile, "config-file", "", "the `FILE` of the profiles; alone it means --temporal config")
 }
 
 // boolText is a flag that may be given alone (--tls, meaning true) or
@@ -105,7 +136,7 @@ func (c *connFlags) connection(temporal, namespace string) wftemporal.Connection
 }
 
 // temporalOptions are the Options of --task-queue and --payloads.
-func temporalOptions(o *options) wftemporal.Options {
+func temporalOptions(o *temporalFlags) wftemporal.Options {
 	opts := wftemporal.Options{TaskQueue: o.taskQueue}
 	if o.payloads != "" {
 		opts.Payloads = wftemporal.DirStore{Dir: o.payloads}
@@ -115,7 +146,7 @@ func temporalOptions(o *options) wftemporal.Options {
 
 // dialTemporal connects as --temporal, --namespace and the connection
 // flags say, over the Temporal CLI's environment and profile.
-func dialTemporal(o *options) (client.Client, error) {
+func dialTemporal(o *temporalFlags) (client.Client, error) {
 	return wftemporal.DialConnection(o.conn.connection(o.temporal, o.namespace), temporalOptions(o))
 }
 
@@ -132,7 +163,7 @@ func serverName(temporal string) string {
 // checked here, started as a workflow, followed through its events and
 // printed as the same WorkflowResult; the first signal cancels the
 // workflow, a second exits at once.
-func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
+func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	// The workers have the providers; this engine only checks the script.
 	eng, err := engine.New(engine.Config{})
 	if err != nil {
@@ -151,13 +182,13 @@ func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 	}
 
 	prog := progressLine(e, s)
-	defer prog.stop()
+	defer prog.Stop()
 	onEvent := func(ev engine.Event) {
 		if s != nil {
 			s.log.record(ev)
 		}
 		if prog != nil {
-			prog.record(ev)
+			prog.Record(ev)
 		}
 	}
 	type settled struct {
@@ -173,7 +204,7 @@ func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 	for {
 		select {
 		case st := <-done:
-			prog.stop()
+			prog.Stop()
 			res := st.res
 			if st.err != nil {
 				res = engine.FailedResult(run.ID(), st.err)
@@ -181,7 +212,7 @@ func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 			return printJSON(e, res, exitStatus(res, interrupted))
 		case sig := <-e.signals:
 			if interrupted {
-				prog.stop()
+				prog.Stop()
 				notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", signalName(sig))
 				return exitInterrupted
 			}
@@ -195,25 +226,37 @@ func runOnTemporal(in *invocation, o *options, e env, s *sinks) int {
 	}
 }
 
-// workerCommand is `wfrun worker --temporal HOST:PORT [--task-queue Q]
+// workerCmd is `wfrun worker --temporal HOST:PORT [--task-queue Q]
 // [provider flags]`: it runs wfrun workflows and their agents for the task
 // queue until a signal comes, then stops (its agents in flight are run
 // again by another worker).
-func workerCommand(args []string, e env) int {
-	o, err := parseFlags(cmdWorker, args)
-	if err != nil {
+func workerCmd(fs *flag.FlagSet) runFunc {
+	o := &workerOptions{}
+	o.agentFlags.bind(fs)
+	o.limitFlags.bind(fs)
+	bindEvents(fs, &o.events)
+	bindOTLP(fs, &o.otlpEndpoint)
+	o.temporalFlags.bind(fs)
+	return func(e env, positional []string) int { o.set = given(fs); return o.run(e, positional) }
+}
+
+// workerOptions are the flags of wfrun worker.
+type workerOptions struct {
+	options
+	temporalFlags
+}
+
+func (o *workerOptions) run(e env, positional []string) int {
+	if len(positional) > 0 {
+		return usageFail(e, "worker takes no script (runs bring theirs); got %q", positional[0])
+	}
+	if err := o.resolve(o.set); err != nil {
 		return usageFail(e, "%v", err)
-	}
-	if o.help {
-		return help(e)
-	}
-	if len(o.positional) > 0 {
-		return usageFail(e, "worker takes no script (runs bring theirs); got %q", o.positional[0])
 	}
 	if o.temporal == "" {
 		return usageFail(e, "worker needs --temporal HOST:PORT (or --address), the frontend of a Temporal server (wfrun temporal dev starts one on this machine), or --temporal config to take it from TEMPORAL_ADDRESS or a temporal.toml profile")
 	}
-	in, err := loadToolInvocation(o, e)
+	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {
 		return setupFailed(e, err)
 	}
@@ -232,7 +275,7 @@ func workerCommand(args []string, e env) int {
 	}
 	defer closeProviders()
 	defer closeEngine(eng)
-	c, err := dialTemporal(o)
+	c, err := dialTemporal(&o.temporalFlags)
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
@@ -244,7 +287,7 @@ func workerCommand(args []string, e env) int {
 	if err != nil {
 		notice(e, "%v; runs will not start until the namespace has them", err)
 	}
-	opts := temporalOptions(o)
+	opts := temporalOptions(&o.temporalFlags)
 	if events != nil {
 		opts.Events = events.log.record
 	}
@@ -265,7 +308,7 @@ func workerCommand(args []string, e env) int {
 }
 
 // runsOnTemporal is `wfrun runs --temporal HOST:PORT [--parent P]`.
-func runsOnTemporal(f *ledgerFlags, e env) int {
+func runsOnTemporal(f *runsOptions, e env) int {
 	c, err := wftemporal.DialConnection(f.conn.connection(f.temporal, f.namespace), wftemporal.Options{})
 	if err != nil {
 		notice(e, "%v", err)

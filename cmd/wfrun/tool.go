@@ -1,20 +1,19 @@
 package main
 
 import (
+	"flag"
+
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/tool"
 	"github.com/wfrun/wfrun/internal/human"
 )
 
-// toolCommand is `wfrun tool`: the tool definitions (name, description,
+// toolCmd is `wfrun tool`: the tool definitions (name, description,
 // input schema) as JSON, for hosts that register them by hand.
-func toolCommand(args []string, e env) int {
-	for _, a := range args {
-		if a == "-h" || a == "--help" || a == "-help" {
-			return help(e)
-		}
-	}
+func toolCmd(*flag.FlagSet) runFunc { return toolDefinitions }
+
+func toolDefinitions(e env, args []string) int {
 	if len(args) > 0 {
 		return usageFail(e, "tool takes no arguments; it prints the tool definitions. Got %q", args[0])
 	}

@@ -3,25 +3,39 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"net"
 	"net/http"
 
 	"github.com/wfrun/wfrun/engine/ui"
 )
 
-// uiCommand is `wfrun ui [--addr HOST:PORT] [--auth-token TOKEN] [flags]`:
+// uiCmd is `wfrun ui [--addr HOST:PORT] [--auth-token TOKEN] [flags]`:
 // the local web page over the run ledger of --runs-dir (engine/ui). It
 // serves until a signal comes; the first stops the server and cancels the
 // runs that its retry and continue buttons started, a second exits at once.
 // The provider and limit flags configure those runs, as for wfrun retry.
-func uiCommand(args []string, e env) int {
-	o, err := parseFlags(cmdUI, args)
-	if err != nil {
-		return usageFail(e, "%v", err)
+func uiCmd(fs *flag.FlagSet) runFunc {
+	o := &uiOptions{}
+	o.agentFlags.bind(fs)
+	o.limitFlags.bind(fs)
+	bindOTLP(fs, &o.otlpEndpoint)
+	bindRunsDir(fs, &o.runsDir)
+	text(fs, &o.uiAddr, "addr", "where the page listens, `HOST:PORT` (default 127.0.0.1:7777); any address but loopback needs --auth-token. Its retry and continue buttons run the run in wfrun ui's process, with the provider and limit flags it was given")
+	bindAuthToken(fs, &o.authToken)
+	return func(e env, positional []string) int {
+		o.positional = positional
+		return o.run(e)
 	}
-	if o.help {
-		return help(e)
-	}
+}
+
+// uiOptions are the flags of wfrun ui.
+type uiOptions struct {
+	options
+	uiAddr, authToken string
+}
+
+func (o *uiOptions) run(e env) int {
 	if len(o.positional) > 0 {
 		return usageFail(e, "ui takes only flags (--addr, --auth-token, --runs-dir, the provider flags); got %q", o.positional[0])
 	}
@@ -29,11 +43,11 @@ func uiCommand(args []string, e env) int {
 	if addr == "" {
 		addr = ui.DefaultAddr
 	}
-	token := authToken(o, e)
+	token := authToken(o.authToken, e)
 	if err := ui.CheckBind(addr, token); err != nil {
 		return usageFail(e, "%v", err)
 	}
-	in, err := loadToolInvocation(o, e)
+	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {
 		return setupFailed(e, err)
 	}

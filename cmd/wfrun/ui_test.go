@@ -21,9 +21,9 @@ func TestUIRefusesWhatItCannotUse(t *testing.T) {
 		{[]string{"ui", "--addr", "7777"}, nil, "is not HOST:PORT"},
 		{[]string{"ui", "--args", "{}"}, nil, "runs no script of its own"},
 		{[]string{"ui", "--events", "-"}, nil, "--events does not apply to ui"},
-		{[]string{"ui", "--http", "127.0.0.1:1"}, nil, "--http belongs to wfrun mcp"},
+		{[]string{"ui", "--http", "127.0.0.1:1"}, nil, "--http does not apply to ui (it runs no script of its own: the page shows each run's events from its folder, and its retries and continues take the run's saved request): it belongs to wfrun mcp"},
 		{[]string{"ui", "runs"}, nil, "ui takes only flags"},
-		{[]string{"runs", "--addr", "127.0.0.1:1"}, nil, "--addr belongs to wfrun ui"},
+		{[]string{"runs", "--addr", "127.0.0.1:1"}, nil, "--addr does not apply to runs: it belongs to wfrun ui; drop it"},
 	} {
 		o := invoke(t, call{args: c.args, environ: c.environ})
 		o.wantCode(t, exitUsage)

@@ -2,76 +2,42 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"io"
+	"flag"
 	"os"
 	"regexp"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/internal/human"
+	"github.com/wfrun/wfrun/engine/listing"
 )
 
-// workflowsCommand is `wfrun workflows [--workflows-dir DIR]...
+// workflowsCmd is `wfrun workflows [--workflows-dir DIR]...
 // [--workspace DIR] [--json]`: the saved workflows workflow(name) and
 // `wfrun NAME` would find with the same flags, where each comes from, and
 // the files that failed to load. It exits 0 when every file loaded and 1
 // when some did not; the listing is printed either way.
-func workflowsCommand(args []string, e env) int {
-	dirs, workspace, asJSON, code, ok := listingFlags("workflows", "workflows-dir", args, e)
-	if !ok {
-		return code
-	}
+func workflowsCmd(fs *flag.FlagSet) runFunc {
+	l := &listingOptions{}
+	bindWorkflowsDir(fs, &l.dirs)
+	return l.bind(fs, "workflows", workflows)
+}
+
+func workflows(e env, dirs []string, workspace string, asJSON bool) int {
 	ws, err := workspaceDir(workspace)
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
 	list := engine.ListSavedWorkflows(engine.Config{
 		WorkflowsDirs: engine.WorkflowSearchDirs(dirs, ws, e.getenv("HOME")), Workspace: ws})
-	code = exitCompleted
+	code := exitCompleted
 	if len(list.Errors) > 0 {
 		code = exitFailed
 	}
 	if asJSON {
 		return printJSON(e, list, code)
 	}
-	writeWorkflows(e.stdout, list)
+	listing.WriteWorkflows(e.stdout, list)
 	return code
-}
-
-// writeWorkflows prints the listing for a person: the folders, one row per
-// workflow, then the errors.
-func writeWorkflows(w io.Writer, l engine.SavedWorkflows) {
-	fmt.Fprintln(w, "Folders searched, first match wins:")
-	for _, d := range l.Dirs {
-		state := ""
-		if !d.Found {
-			state = "  (none)"
-		}
-		fmt.Fprintf(w, "  %s%s\n", d.Path, state)
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tPHASES\tFILE\tDESCRIPTION")
-	for _, sw := range l.Workflows {
-		phases := strings.Join(sw.Phases, ", ")
-		if phases == "" {
-			phases = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sw.Name, human.FirstLine(phases, 40), sw.File, human.FirstLine(sw.Description, 60))
-	}
-	_ = tw.Flush()
-	if len(l.Errors) > 0 {
-		fmt.Fprintf(w, "\n%d %s could not be loaded:\n", len(l.Errors), human.Noun(len(l.Errors), "file", "files"))
-		for _, le := range l.Errors {
-			if le.Line > 0 {
-				fmt.Fprintf(w, "  %s:%d: %s\n", le.File, le.Line, le.Message)
-			} else {
-				fmt.Fprintf(w, "  %s: %s\n", le.File, le.Message)
-			}
-		}
-	}
 }
 
 // savedWorkflowName matches what `wfrun NAME` may take for the name of a
@@ -105,7 +71,7 @@ func readSavedWorkflow(in *invocation, e env) error {
 		if errors.As(err, &we) {
 			msg = we.Message
 		}
-		return usagef("%s is neither a file nor a saved workflow: %s%s", in.savedName, msg, commandsHint)
+		return usagef("%s is neither a file nor a saved workflow: %s%s", in.savedName, msg, commandsHint(in.savedName))
 	}
 	in.req.Script, in.req.ScriptName, in.scriptFile = src, file, file
 	return nil

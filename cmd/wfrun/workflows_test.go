@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/listing"
 )
 
 // claudeProject lays out a workspace as a Claude Code project keeps its
@@ -103,7 +104,7 @@ func TestAgentsListsTheFilesThatLoadedWithAWarning(t *testing.T) {
 	ws, home, _ := claudeProject(t)
 	o := invoke(t, call{args: []string{"agents", "--workspace", ws, "--json"}, environ: map[string]string{"HOME": home}})
 	o.wantCode(t, exitCompleted) // README.md is skipped, floor.md loads
-	var got agentsJSON
+	var got listing.Agents
 	if err := json.Unmarshal([]byte(o.stdout), &got); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,14 @@
+// Package listing renders what wfrun's listing commands print, for a person
+// at a terminal and as JSON: the runs of the ledger (wfrun runs), one run
+// with its lineage, its agents grouped by phase as a tree and its timeline
+// (wfrun show), the personas found (wfrun agents) and the saved workflows
+// (wfrun workflows), each with the folders searched and the files that
+// failed to load.
+//
+// It owns the layout of those texts and their JSON forms. It reads what it
+// is given (and the ledger, for Show) and must never change the ledger,
+// run anything, or decide an exit status.
+//
+// Place: engine/listing → engine, engine/ledger, agentapi/persona.
+// cmd/wfrun prints it; engine/ui renders the same rows as a web page.
+package listing
