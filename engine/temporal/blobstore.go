@@ -158,7 +158,7 @@ func OpenPayloadStore(ctx context.Context, spec string) (SweepableStore, error) 
 		}
 		return DirStore{Dir: filepath.FromSlash(u.Path)}, nil
 	case s3blob.Scheme:
-		s, err := openS3(ctx, u)
+		s, err := openS3(ctx, u, redactURL(spec))
 		if err != nil {
 			return nil, err
 		}
@@ -169,8 +169,7 @@ func OpenPayloadStore(ctx context.Context, spec string) (SweepableStore, error) 
 
 // openS3 opens an s3:// URL with an HTTP transport of its own, which
 // Close closes.
-func openS3(ctx context.Context, u *url.URL) (*BlobStore, error) {
-	name := redactURL(u.String())
+func openS3(ctx context.Context, u *url.URL, name string) (*BlobStore, error) {
 	if u.User != nil {
 		return nil, fmt.Errorf("the payload store %s has credentials in its URL; give them in the environment instead (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)", name)
 	}
@@ -222,17 +221,21 @@ func redactURL(spec string) string {
 		}
 		return spec
 	}
-	if u.User != nil {
+	changed := u.User != nil
+	if changed {
 		u.User = url.User("…")
 	}
 	if u.RawQuery != "" {
 		parts := strings.Split(u.RawQuery, "&")
 		for i, kv := range parts {
 			if k, _, _ := strings.Cut(kv, "="); !harmlessParams[k] {
-				parts[i] = k + "=…"
+				parts[i], changed = k+"=…", true
 			}
 		}
 		u.RawQuery = strings.Join(parts, "&")
+	}
+	if !changed {
+		return spec
 	}
 	return u.String()
 }
