@@ -14,6 +14,7 @@ import (
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	gcaws "gocloud.dev/aws"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/s3blob"
@@ -135,7 +136,8 @@ func (s *BlobStore) fail(err error) error {
 //     endpoint (the server, http:// or https://; none for AWS itself),
 //     region, prefix (a folder of the bucket for the payloads),
 //     use_path_style (default true when endpoint is given: most
-//     S3-compatible servers want BUCKET in the path), and the others of
+//     S3-compatible servers want BUCKET in the path), ssetype and
+//     kmskeyid (server-side encryption), and the others of
 //     gocloud.dev/aws.V2ConfigFromURLParams (profile, fips, dualstack, …).
 //
 // Close a store that is an io.Closer when done with it.
@@ -190,6 +192,22 @@ func openS3(ctx context.Context, u *url.URL, name string) (*BlobStore, error) {
 			q.Del(k)
 		}
 	}
+	bopts := &s3blob.Options{}
+	if v := q.Get("ssetype"); v != "" {
+		for _, t := range types.ServerSideEncryptionAes256.Values() {
+			if strings.EqualFold(string(t), v) {
+				bopts.EncryptionType = t
+			}
+		}
+		if bopts.EncryptionType == "" {
+			return nil, fmt.Errorf("the payload store %s: ssetype=%q is not one of %v", name, v, types.ServerSideEncryptionAes256.Values())
+		}
+		q.Del("ssetype")
+	}
+	if v := q.Get("kmskeyid"); v != "" {
+		bopts.KMSEncryptionID = v
+		q.Del("kmskeyid")
+	}
 	cfg, err := gcaws.V2ConfigFromURLParams(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("the payload store %s: %w", name, err)
@@ -197,7 +215,8 @@ func openS3(ctx context.Context, u *url.URL, name string) (*BlobStore, error) {
 	tr := awshttp.NewBuildableClient().GetTransport()
 	cfg.HTTPClient = &http.Client{Transport: tr}
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = pathStyle })
-	bucket, err := s3blob.OpenBucket(ctx, client, u.Host, &s3blob.Options{RequestChecksumCalculation: cfg.RequestChecksumCalculation})
+	bopts.RequestChecksumCalculation = cfg.RequestChecksumCalculation
+	bucket, err := s3blob.OpenBucket(ctx, client, u.Host, bopts)
 	if err != nil {
 		tr.CloseIdleConnections()
 		return nil, fmt.Errorf("the payload store %s: %w", name, err)
@@ -243,8 +262,8 @@ func redactURL(spec string) string {
 // harmlessParams are the query parameters of store URLs whose values
 // messages may show.
 var harmlessParams = map[string]bool{"endpoint": true, "region": true, "prefix": true, "use_path_style": true,
-	"s3ForcePathStyle": true, "disable_https": true, "profile": true, "fips": true, "dualstack": true,
-	"hostname_immutable": true, "awssdk": true, "accelerate": true, "ssetype": true, "anonymous": true,
+	"s3ForcePathStyle": true, "profile": true, "fips": true, "dualstack": true,
+	"hostname_immutable": true, "awssdk": true, "ssetype": true, "anonymous": true,
 	"request_checksum_calculation": true, "response_checksum_validation": true, "rate_limiter_capacity": true}
 
 // ensure the stores stay what CollectPayloads needs.

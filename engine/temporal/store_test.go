@@ -165,6 +165,8 @@ func TestOpenPayloadStore_TakesAFolderOrAURLAndSaysWhatIsWrongWithABadOne(t *tes
 		{spec: "file:///x?y=1", err: "three slashes"},
 		{spec: "s3://bucket?endpoint=http://127.0.0.1:9&region=us-east-1", blob: "s3://bucket?endpoint=http://127.0.0.1:9&region=us-east-1"},
 		{spec: "s3://bucket?region=eu-west-1&prefix=wfrun/payloads", blob: "s3://bucket?region=eu-west-1&prefix=wfrun/payloads"},
+		{spec: "s3://bucket?region=x&ssetype=aws:kms&kmskeyid=k1", blob: "s3://bucket?region=x&ssetype=aws:kms&kmskeyid=…"},
+		{spec: "s3://bucket?ssetype=rot13", err: "is not one of"},
 		{spec: "s3://?region=x", err: "names no bucket"},
 		{spec: "s3://AKIA:s3cr3t@bucket?region=x", err: "credentials in its URL"},
 		{spec: "s3://bucket?secret=s3cr3t", err: "unknown query parameter"},
