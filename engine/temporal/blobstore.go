@@ -146,7 +146,7 @@ func OpenPayloadStore(ctx context.Context, spec string) (SweepableStore, error) 
 		return DirStore{Dir: DefaultPayloadDir()}, nil
 	}
 	scheme, _, isURL := strings.Cut(spec, "://")
-	if !isURL {
+	if !isURL || !isScheme(scheme) {
 		return DirStore{Dir: spec}, nil
 	}
 	u, err := url.Parse(spec)
@@ -167,6 +167,19 @@ func OpenPayloadStore(ctx context.Context, spec string) (SweepableStore, error) 
 		return s, nil
 	}
 	return nil, fmt.Errorf("the payload store %s has the scheme %q; wfrun's stores are a folder (a path or file:///FOLDER) and s3://BUCKET?endpoint=… (S3 and S3-compatible servers)", redactURL(spec), scheme)
+}
+
+// isScheme says whether s is a URL scheme (RFC 3986: a letter, then
+// letters, digits, +, - and .), so that a folder with :// in its path is
+// still a folder.
+func isScheme(s string) bool {
+	for i, c := range s {
+		letter := (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !letter && (i == 0 || !((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // openS3 opens an s3:// URL with an HTTP transport of its own, which

@@ -159,6 +159,7 @@ func TestOpenPayloadStore_TakesAFolderOrAURLAndSaysWhatIsWrongWithABadOne(t *tes
 		{spec: "", dir: wftemporal.DefaultPayloadDir()},
 		{spec: dir, dir: dir},
 		{spec: "rel/folder", dir: "rel/folder"},
+		{spec: "/data/a://b", dir: "/data/a://b"},
 		{spec: "file://" + dir, dir: dir},
 		{spec: "file://localhost" + dir, dir: dir},
 		{spec: "file://rel/folder", err: "three slashes"},
