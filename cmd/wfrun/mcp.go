@@ -84,13 +84,13 @@ func (o *mcpOptions) run(e env) int {
 	if o.temporal != "" {
 		// The workflow tool's runs go to Temporal's workers; this engine
 		// checks them first and runs the other tools.
-		c, err := dialTemporal(&o.temporalFlags)
+		c, topts, err := dialTemporal(&o.temporalFlags)
 		if err != nil {
 			notice(e, "%v", err)
 			return exitFailed
 		}
 		defer c.Close()
-		tc := wftemporal.NewClient(c, eng, temporalOptions(&o.temporalFlags))
+		tc := wftemporal.NewClient(c, eng, topts)
 		opts.Remote, opts.RemoteRuns = tc.Execute, tc.Remote()
 	}
 	srv := mcpserver.New(eng, opts)

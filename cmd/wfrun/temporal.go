@@ -4,28 +4,19 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.temporal.io/sdk/client"
 
 	"github.com/wfrun/wfrun/engine"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
-	"github.com/wfrun/wfrun/internal/human"
 )
 
 // The commands and flags of runs on Temporal (docs/scale-out.md): wfrun
 // worker serves a task queue, --temporal sends wfrun SCRIPT.js and wfrun
 // mcp's workflow tool there, wfrun runs --temporal lists its runs, and
 // wfrun temporal dev starts the dev server binary.
-
-// devServerBinary is the dev server's program, built from the nested
-// module engine/temporal/server.
-const devServerBinary = "wfrun-temporal"
 
 // temporalFromConfig is the value of --temporal that takes the address
 // from the Temporal CLI's configuration (TEMPORAL_ADDRESS, a temporal.toml
@@ -135,28 +126,18 @@ func (c *connFlags) connection(temporal, namespace string) wftemporal.Connection
 	return conn
 }
 
-// temporalOptions are the Options of --task-queue and --payloads.
-func temporalOptions(o *temporalFlags) wftemporal.Options {
-	return wftemporal.Options{TaskQueue: o.taskQueue, Payloads: payloadStore(o.payloads)}
-}
-
 // dialTemporal connects as --temporal, --namespace and the connection
 // flags say, over the Temporal CLI's environment and profile, after
-// opening the store of --payloads.
-func dialTemporal(o *temporalFlags) (client.Client, error) {
-	if _, err := openPayloads(o.payloads); err != nil {
-		return nil, err
+// opening the store of --payloads; the Options carry --task-queue and
+// that store.
+func dialTemporal(o *temporalFlags) (client.Client, wftemporal.Options, error) {
+	store, err := openPayloads(o.payloads)
+	if err != nil {
+		return nil, wftemporal.Options{}, err
 	}
-	return wftemporal.DialConnection(o.conn.connection(o.temporal, o.namespace), temporalOptions(o))
-}
-
-// serverName is how messages name the server: its address, or the
-// configuration it comes from.
-func serverName(temporal string) string {
-	if temporal == temporalFromConfig {
-		return "the server of the Temporal configuration"
-	}
-	return temporal
+	opts := wftemporal.Options{TaskQueue: o.taskQueue, Payloads: store}
+	c, err := wftemporal.DialConnection(o.conn.connection(o.temporal, o.namespace), opts)
+	return c, opts, err
 }
 
 // runOnTemporal is `wfrun SCRIPT.js --temporal HOST:PORT`: the run is
@@ -170,60 +151,32 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
 	defer closeEngine(eng)
-	c, err := dialTemporal(o)
+	c, opts, err := dialTemporal(o)
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", precheck(engine.CodeInvalidRequest, "%v", err)), exitFailed)
 	}
 	defer c.Close()
 	prepareRequest(eng, in, e)
-	run, err := wftemporal.NewClient(c, eng, temporalOptions(o)).Start(context.Background(), in.req)
+	run, err := wftemporal.NewClient(c, eng, opts).Start(context.Background(), in.req)
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
-
 	prog := progressLine(e, s)
 	defer prog.Stop()
-	onEvent := func(ev engine.Event) {
+	f := run.Follow(context.Background(), func(ev engine.Event) {
 		if s != nil {
 			s.log.record(ev)
 		}
 		if prog != nil {
 			prog.Record(ev)
 		}
+	}, e.signals, func(err error) { notice(e, "%v", err) })
+	prog.Stop()
+	if f.Abandoned != nil {
+		notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", signalName(f.Abandoned))
+		return exitInterrupted
 	}
-	type settled struct {
-		res engine.WorkflowResult
-		err error
-	}
-	done := make(chan settled, 1)
-	go func() {
-		res, err := run.Wait(context.Background(), onEvent)
-		done <- settled{res, err}
-	}()
-	interrupted := false
-	for {
-		select {
-		case st := <-done:
-			prog.Stop()
-			res := st.res
-			if st.err != nil {
-				res = engine.FailedResult(run.ID(), st.err)
-			}
-			return printJSON(e, res, exitStatus(res, interrupted))
-		case sig := <-e.signals:
-			if interrupted {
-				prog.Stop()
-				notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", signalName(sig))
-				return exitInterrupted
-			}
-			interrupted = true
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			if err := run.Cancel(ctx); err != nil {
-				notice(e, "%v", err)
-			}
-			cancel()
-		}
-	}
+	return printJSON(e, f.Result, exitStatus(f.Result, f.Interrupted))
 }
 
 // workerCmd is `wfrun worker --temporal HOST:PORT [--task-queue Q]
@@ -275,19 +228,19 @@ func (o *workerOptions) run(e env, positional []string) int {
 	}
 	defer closeProviders()
 	defer closeEngine(eng)
-	c, err := dialTemporal(&o.temporalFlags)
+	c, opts, err := dialTemporal(&o.temporalFlags)
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
 	defer c.Close()
+	conn := o.conn.connection(o.temporal, o.namespace)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	err = wftemporal.PrepareNamespace(ctx, c, o.conn.connection(o.temporal, o.namespace))
+	err = wftemporal.PrepareNamespace(ctx, c, conn)
 	cancel()
 	if err != nil {
 		notice(e, "%v; runs will not start until the namespace has them", err)
 	}
-	opts := temporalOptions(&o.temporalFlags)
 	if events != nil {
 		opts.Events = events.log.record
 	}
@@ -296,18 +249,15 @@ func (o *workerOptions) run(e env, positional []string) int {
 		notice(e, "the worker did not start: %v", err)
 		return exitFailed
 	}
-	queue := opts.TaskQueue
-	if queue == "" {
-		queue = wftemporal.DefaultTaskQueue
-	}
-	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", queue, serverName(o.temporal), strings.Join(eng.Providers(), ", "))
+	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", opts.Queue(), conn.ServerName(), strings.Join(eng.Providers(), ", "))
 	sig := <-e.signals
 	notice(e, "%s: stopping the worker (its agents in flight go to another worker)", signalName(sig))
 	w.Stop()
 	return exitCompleted
 }
 
-// runsOnTemporal is `wfrun runs --temporal HOST:PORT [--parent P]`.
+// runsOnTemporal is `wfrun runs --temporal HOST:PORT [--parent P]
+// [--status S] [--name N]`: the server's visibility query filters.
 func runsOnTemporal(f *runsOptions, e env) int {
 	c, err := wftemporal.DialConnection(f.conn.connection(f.temporal, f.namespace), wftemporal.Options{})
 	if err != nil {
@@ -315,41 +265,19 @@ func runsOnTemporal(f *runsOptions, e env) int {
 		return exitFailed
 	}
 	defer c.Close()
-	eng, err := engine.New(engine.Config{})
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer closeEngine(eng)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	runs, err := wftemporal.NewClient(c, eng, wftemporal.Options{}).Runs(ctx, f.parent, 100)
+	runs, err := wftemporal.ListRuns(ctx, c, wftemporal.RunFilter{Parent: f.parent, Status: f.status, Name: f.name})
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
-	}
-	if f.status != "" || f.name != "" {
-		kept := runs[:0]
-		for _, r := range runs {
-			if (f.status == "" || r.Status == f.status) && (f.name == "" || r.Name == f.name) {
-				kept = append(kept, r)
-			}
-		}
-		runs = kept
 	}
 	if f.asJSON {
 		return printJSON(e, struct {
 			Runs []wftemporal.RunInfo `json:"runs"`
 		}{runs}, exitCompleted)
 	}
-	if len(runs) == 0 {
-		fmt.Fprintln(e.stdout, "No runs.")
-		return exitCompleted
-	}
-	now := time.Now()
-	for _, r := range runs {
-		fmt.Fprintf(e.stdout, "%s  %-24s  %-9s  %-12s  %s\n", r.RunID, r.Name, r.Status, r.Parent, human.Age(now.Sub(r.Start)))
-	}
+	wftemporal.WriteRuns(e.stdout, runs, time.Now())
 	return exitCompleted
 }
 
@@ -362,27 +290,11 @@ func temporalCommand(args []string, e env) int {
 	if len(args) == 0 || args[0] != "dev" {
 		return usageFail(e, "temporal takes a subcommand: wfrun temporal dev [--port N] [--db FILE], or wfrun temporal gc --temporal HOST:PORT [--payloads URL] [--min-age DURATION] [--dry-run]")
 	}
-	bin := ""
-	if self, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(self), devServerBinary); isExecutable(p) {
-			bin = p
-		}
-	}
-	if bin == "" {
-		if p, err := exec.LookPath(devServerBinary); err == nil {
-			bin = p
-		}
-	}
-	if bin == "" {
-		notice(e, "wfrun temporal dev runs the %s program, which is not beside wfrun or on PATH; build it from the module engine/temporal/server (it needs Go 1.26.10 or newer): cd engine/temporal/server && GOTOOLCHAIN=go1.27.3 go install ./cmd/%s", devServerBinary, devServerBinary)
+	bin, err := wftemporal.FindDevServer()
+	if err != nil {
+		notice(e, "%v", err)
 		return exitFailed
 	}
-	err := syscall.Exec(bin, append([]string{devServerBinary}, args...), os.Environ())
-	notice(e, "cannot run %s: %v", bin, err)
+	notice(e, "%v", wftemporal.ExecDevServer(bin, args))
 	return exitFailed
-}
-
-func isExecutable(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
