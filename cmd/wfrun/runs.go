@@ -3,13 +3,11 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/listing"
-	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/statedir"
 )
 
@@ -59,7 +57,7 @@ func noteCmd(fs *flag.FlagSet) runFunc {
 }
 
 // openLedgerEngine returns an engine over the runs folder, for its ledger
-// and verbs.
+// and verbs, after saying once if it had to rebuild the ledger.
 func openLedgerEngine(f *runsOptions, e env) (*engine.Engine, error) {
 	dir := f.runsDir
 	if dir == "" {
@@ -69,21 +67,18 @@ func openLedgerEngine(f *runsOptions, e env) (*engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.New(engine.Config{RunsDir: dir, StateDir: state})
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the run ledger of %s: %w", dir, err)
+	eng, err := listing.OpenLedger(dir, state)
+	if err == nil {
+		announceRebuilt(e, eng)
 	}
-	announceRebuilt(e, eng)
-	return eng, nil
+	return eng, err
 }
 
 // announceRebuilt says, once, that the engine found its ledger missing or
-// empty and rebuilt it from the run folders: the rows' timelines and the
-// continuable sub-agents it held are gone.
+// empty and rebuilt it from the run folders.
 func announceRebuilt(e env, eng *engine.Engine) {
-	if n := eng.Rebuilt(); n > 0 {
-		notice(e, "the ledger %s was missing or empty and was rebuilt from %d run %s; the runs' timelines before now are lost",
-			eng.Ledger().Path(), n, human.Noun(n, "folder", "folders"))
+	if msg := listing.Rebuilt(eng); msg != "" {
+		notice(e, "%s", msg)
 	}
 }
 
@@ -106,9 +101,9 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 	if f.namespace != "" || f.parent != "" || f.conn.given() {
 		return usageFail(e, "--namespace, --parent and the connection flags (--api-key, --tls, ...) go with --temporal HOST:PORT (or --address, --profile); add it or drop them")
 	}
-	status := ledger.RunStatus(f.status)
-	if f.status != "" && !status.Valid() {
-		return usageFail(e, "--status %q is not a run status; use one of %s", f.status, listing.Statuses())
+	status, err := listing.ParseStatus(f.status)
+	if err != nil {
+		return usageFail(e, "%v", err)
 	}
 	eng, err := openLedgerEngine(f, e)
 	if err != nil {
@@ -122,9 +117,7 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 		return exitFailed
 	}
 	if f.asJSON {
-		return printJSON(e, struct {
-			Runs []ledger.Run `json:"runs"`
-		}{runs}, exitCompleted)
+		return printJSON(e, listing.RunList{Runs: runs}, exitCompleted)
 	}
 	listing.WriteRuns(e.stdout, runs, time.Now())
 	return exitCompleted
@@ -170,33 +163,16 @@ func stopRun(f *runsOptions, positional []string, e env) int {
 		return exitFailed
 	}
 	defer closeEngine(eng)
-	id := positional[0]
-	reason := f.reason
-	if reason == "" {
-		reason = "stopped with wfrun stop"
-	}
-	if _, err := eng.Stop(id, reason); err != nil {
+	r, stopped, err := listing.StopAndWait(eng, positional[0], f.reason)
+	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	l := eng.Ledger()
-	deadline := time.Now().Add(l.Lease() + time.Second)
-	for {
-		_, _ = eng.SweepRuns()
-		r, err := l.Get(id)
-		if err != nil {
-			notice(e, "%v", err)
-			return exitFailed
-		}
-		if r.Status != ledger.RunRunning {
-			return printJSON(e, r, exitCompleted)
-		}
-		if time.Now().After(deadline) {
-			notice(e, "run %s is still running: the stop is recorded, and its process carries it out at its next heartbeat", id)
-			return printJSON(e, r, exitFailed)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !stopped {
+		notice(e, "run %s is still running: the stop is recorded, and its process carries it out at its next heartbeat", positional[0])
+		return printJSON(e, r, exitFailed)
 	}
+	return printJSON(e, r, exitCompleted)
 }
 
 // noteRun is `wfrun note RUNID TEXT`: the follow_up verb, a note on
@@ -211,13 +187,10 @@ func noteRun(f *runsOptions, positional []string, e env) int {
 		return exitFailed
 	}
 	defer closeEngine(eng)
-	if err := eng.Note(positional[0], positional[1]); err != nil {
+	noted, err := listing.Note(eng, positional[0], positional[1])
+	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	tl, _ := eng.Ledger().Timeline(positional[0])
-	return printJSON(e, struct {
-		RunID    string         `json:"runId"`
-		Timeline []ledger.Event `json:"timeline"`
-	}{positional[0], tl}, exitCompleted)
+	return printJSON(e, noted, exitCompleted)
 }
