@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"flag"
-	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/setup"
 )
 
 // The commands that serve models rather than run one script (wfrun mcp,
@@ -22,19 +22,7 @@ func loadToolInvocation(o *options, e env) (*invocation, error) {
 		return nil, err
 	}
 	req := in.req
-	in.engineConfig = func(cfg *engine.Config) {
-		if req.SubagentProvider != "" {
-			cfg.DefaultProvider = req.SubagentProvider
-		}
-		cfg.MaxTotalAgents = req.MaxTotalAgents
-		cfg.Concurrency = req.Concurrency
-		cfg.BudgetTokens = req.BudgetTokens
-		cfg.MaxMemory = req.MaxMemoryBytes
-		cfg.MaxRunFolder = req.MaxRunFolderBytes
-		cfg.Isolate = req.Isolate
-		cfg.RunTimeout = time.Duration(req.TimeoutMs) * time.Millisecond
-		cfg.AgentTimeout = time.Duration(req.AgentTimeoutMs) * time.Millisecond
-	}
+	in.engineConfig = func(cfg *engine.Config) { setup.EngineDefaults(cfg, req) }
 	return in, nil
 }
 
@@ -66,14 +54,14 @@ func authToken(token string, e env) string {
 // serveUntilSignal waits for served, the end of a server that cancel
 // stops. The first signal cancels it (its runs are cancelled with it) and
 // waits on; a second one gives up waiting: then finished is false, and the
-// caller exits at once, closing nothing more. A server error for which
-// quiet is false is noticed as "<what> stopped: …" and exits 1.
-func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string, quiet func(error) bool) (code int, finished bool) {
+// caller exits at once, closing nothing more. A server error is noticed as
+// "<what> stopped: …" and exits 1.
+func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string) (code int, finished bool) {
 	code = exitCompleted
 	for {
 		select {
 		case err := <-served:
-			if err != nil && code == exitCompleted && !quiet(err) {
+			if err != nil && code == exitCompleted {
 				notice(e, "%s stopped: %v", what, err)
 				code = exitFailed
 			}

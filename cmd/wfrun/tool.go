@@ -6,7 +6,6 @@ import (
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/tool"
-	"github.com/wfrun/wfrun/internal/human"
 )
 
 // toolCmd is `wfrun tool`: the tool definitions (name, description,
@@ -33,9 +32,7 @@ func toolDefinitions(e env, args []string) int {
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	// wfrun mcp serves the sub-agent tools too; their definitions need no
-	// ledger.
-	defs := append(tool.New(eng, tool.Options{Personas: toolPersonas(set)}).Definitions(), tool.SubagentDefinitions()...)
+	defs := tool.AllDefinitions(eng, toolPersonas(set))
 	if err := closeEngine(eng); err != nil {
 		notice(e, "%v", err)
 	}
@@ -44,10 +41,4 @@ func toolDefinitions(e env, args []string) int {
 
 // toolPersonas lists the personas for the tools' descriptions: the names a
 // script's agentType may use, with their one-line descriptions.
-func toolPersonas(set *persona.Set) []tool.Persona {
-	var out []tool.Persona
-	for _, p := range set.Personas() {
-		out = append(out, tool.Persona{Name: p.Name, Description: human.FirstLine(p.Description, 200)})
-	}
-	return out
-}
+func toolPersonas(set *persona.Set) []tool.Persona { return tool.PersonasOf(set) }

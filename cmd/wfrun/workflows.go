@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
-	"os"
-	"regexp"
-	"strings"
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/listing"
+	"github.com/wfrun/wfrun/engine/setup"
 )
 
 // workflowsCmd is `wfrun workflows [--workflows-dir DIR]...
@@ -23,12 +20,10 @@ func workflowsCmd(fs *flag.FlagSet) runFunc {
 }
 
 func workflows(e env, dirs []string, workspace string, asJSON bool) int {
-	ws, err := workspaceDir(workspace)
+	list, err := setup.SavedWorkflows(dirs, workspace, e.getenv("HOME"))
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	list := engine.ListSavedWorkflows(engine.Config{
-		WorkflowsDirs: engine.WorkflowSearchDirs(dirs, ws, e.getenv("HOME")), Workspace: ws})
 	code := exitCompleted
 	if len(list.Errors) > 0 {
 		code = exitFailed
@@ -40,19 +35,9 @@ func workflows(e env, dirs []string, workspace string, asJSON bool) int {
 	return code
 }
 
-// savedWorkflowName matches what `wfrun NAME` may take for the name of a
-// saved workflow rather than a file: a workflow name, not ending in .js.
-var savedWorkflowName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // isSavedWorkflowRef reports whether the script argument names a saved
 // workflow: no such file exists, and it is a workflow name, not a path.
-func isSavedWorkflowRef(arg string) bool {
-	if arg == "-" || strings.HasSuffix(arg, ".js") || !savedWorkflowName.MatchString(arg) {
-		return false
-	}
-	_, err := os.Stat(arg)
-	return os.IsNotExist(err)
-}
+func isSavedWorkflowRef(arg string) bool { return setup.IsSavedWorkflowRef(arg) }
 
 // readSavedWorkflow replaces a script argument that names a saved workflow
 // with that workflow's source, found where workflow(name) finds it: every
@@ -64,14 +49,9 @@ func readSavedWorkflow(in *invocation, e env) error {
 	}
 	cfg := engine.Config{Workspace: in.providers.workspace.Root}
 	workflowsConfig(&cfg, in, e)
-	file, src, err := engine.FindSavedWorkflow(cfg, in.savedName)
+	file, src, err := setup.FindSavedWorkflow(cfg, in.savedName)
 	if err != nil {
-		msg := err.Error()
-		var we *engine.Error
-		if errors.As(err, &we) {
-			msg = we.Message
-		}
-		return usagef("%s is neither a file nor a saved workflow: %s%s", in.savedName, msg, commandsHint(in.savedName))
+		return usagef("%s is neither a file nor a saved workflow: %v%s", in.savedName, err, commandsHint(in.savedName))
 	}
 	in.req.Script, in.req.ScriptName, in.scriptFile = src, file, file
 	return nil

@@ -26,9 +26,12 @@
 // and the settings (OpenAIConfig, also the parent model's of engine/tool/
 // parent), the default-provider policy (DefaultProvider), and what a
 // resumed run takes from its saved request before any engine exists: the
-// provider to build and the isolation (Resume); and the meta the command
+// provider to build and the isolation (Resume); the meta the command
 // line gives a script file that has none (FileMeta, a request's
-// FallbackMeta).
+// FallbackMeta); where the sub-agents work and what they find there (the
+// workspace, its personas and saved workflows: Workspace, Personas,
+// SavedWorkflows, IsSavedWorkflowRef, FindSavedWorkflow); and how a
+// server's request limits become its engine's defaults (EngineDefaults).
 //
 // # What it must never do
 //

@@ -142,4 +142,3 @@ func TestEndToEnd_FollowCancelsOnTheFirstInterruptAndGivesUpOnTheSecond(t *testi
 		}
 	}
 }
-
