@@ -2,19 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"io"
-	"net"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wfrun/wfrun/engine/mcpserver"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
 )
-
-// mcpOwner owns the runs of wfrun mcp on stdio.
-const mcpOwner = "mcp"
 
 // mcpCmd is `wfrun mcp [flags]`: the tools served over MCP, on stdio
 // (stdout carries only the protocol) or, with --http, over streamable HTTP.
@@ -77,9 +69,7 @@ func (o *mcpOptions) run(e env) int {
 	}
 	opts := mcpserver.Options{Version: version(), Personas: toolPersonas(in.personas), Subagents: subs}
 	if o.httpAddr == "" {
-		// One session per process: a fixed owner lets the next process
-		// (the client restarted the server) see and resume the runs.
-		opts.Owner = mcpOwner
+		opts.Owner = mcpserver.StdioOwner
 	}
 	if o.temporal != "" {
 		// The workflow tool's runs go to Temporal's workers; this engine
@@ -97,31 +87,21 @@ func (o *mcpOptions) run(e env) int {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	served := make(chan error, 1)
-	if o.httpAddr != "" {
-		l, err := net.Listen("tcp", o.httpAddr)
-		if err != nil {
-			notice(e, "--http %s: cannot listen: %v", o.httpAddr, err)
-			_ = closeSubagents(subs)
-			_ = closeEngine(eng)
-			return exitFailed
-		}
+	addr, served, err := srv.Start(ctx, mcpserver.Endpoint{Addr: o.httpAddr, Token: token, In: e.stdin, Out: e.stdout})
+	if err != nil {
+		notice(e, "%v", err)
+		_ = closeSubagents(subs)
+		_ = closeEngine(eng)
+		return exitFailed
+	}
+	if addr != nil {
 		auth := "no token"
 		if token != "" {
 			auth = "bearer token required"
 		}
-		notice(e, "serving MCP over streamable HTTP at http://%s/ (%s)", l.Addr(), auth)
-		go func() { served <- srv.ServeHTTP(ctx, l, token) }()
-	} else {
-		// A line that is not a message is answered, not the end of the
-		// session (mcpserver.LineTransport).
-		t := mcpserver.LineTransport(e.stdin, e.stdout)
-		go func() { served <- srv.Run(ctx, t) }()
+		notice(e, "serving MCP over streamable HTTP at http://%s/ (%s)", addr, auth)
 	}
-
-	code, finished := serveUntilSignal(e, served, cancel, "the MCP server", func(err error) bool {
-		return errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF)
-	})
+	code, finished := serveUntilSignal(e, served, cancel, "the MCP server")
 	if !finished {
 		return code
 	}
