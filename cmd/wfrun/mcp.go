@@ -74,7 +74,7 @@ func (o *mcpOptions) run(e env) int {
 	if o.temporal != "" {
 		// The workflow tool's runs go to Temporal's workers; this engine
 		// checks them first and runs the other tools.
-		c, topts, err := dialTemporal(&o.temporalFlags)
+		c, topts, err := o.target().Dial()
 		if err != nil {
 			notice(e, "%v", err)
 			return exitFailed

@@ -88,11 +88,11 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 	if len(positional) > 0 {
 		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir, --temporal); got %q", positional[0])
 	}
-	var err error
-	if f.temporal, err = f.conn.resolve(f.temporal); err != nil {
+	t := f.target()
+	if err := t.Resolve(); err != nil {
 		return usageFail(e, "%v", err)
 	}
-	if f.temporal != "" {
+	if f.temporal = t.Server; f.temporal != "" {
 		if f.runsDir != "" {
 			return usageFail(e, "--runs-dir and --temporal list different runs (this machine's runs folder, a Temporal namespace); give one of them")
 		}

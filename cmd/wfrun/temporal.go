@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/client"
-
 	"github.com/wfrun/wfrun/engine"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
 )
@@ -17,11 +15,6 @@ import (
 // worker serves a task queue, --temporal sends wfrun SCRIPT.js and wfrun
 // mcp's workflow tool there, wfrun runs --temporal lists its runs, and
 // wfrun temporal dev starts the dev server binary.
-
-// temporalFromConfig is the value of --temporal that takes the address
-// from the Temporal CLI's configuration (TEMPORAL_ADDRESS, a temporal.toml
-// profile) rather than naming it; --profile and --config-file imply it.
-const temporalFromConfig = "config"
 
 // connFlagNames are the flags of a Temporal connection, named as the
 // Temporal CLI names them; --temporal and --namespace go with them.
@@ -57,8 +50,9 @@ func (f *temporalFlags) bindConnection(fs *flag.FlagSet) {
 // resolve folds the connection flags into f.temporal and refuses the
 // flags that need a server when none is named; set holds the flags given.
 func (f *temporalFlags) resolve(set map[string]bool) error {
-	var err error
-	if f.temporal, err = f.conn.resolve(f.temporal); err != nil || f.temporal != "" {
+	t := f.target()
+	err := t.Resolve()
+	if f.temporal = t.Server; err != nil || f.temporal != "" {
 		return err
 	}
 	for _, name := range append([]string{"namespace", "task-queue", "payloads"}, connFlagNames...) {
@@ -67,6 +61,14 @@ func (f *temporalFlags) resolve(set map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// target is the Target the flags name.
+func (f *temporalFlags) target() wftemporal.Target {
+	c := f.conn
+	return wftemporal.Target{Server: f.temporal, TaskQueue: f.taskQueue, Payloads: f.payloads, Connection: wftemporal.Connection{
+		Address: c.address, Namespace: f.namespace, APIKey: c.apiKey, TLS: c.tls, TLSCertPath: c.tlsCert, TLSKeyPath: c.tlsKey,
+		TLSCAPath: c.tlsCA, TLSServerName: c.tlsServerName, Profile: c.profile, ConfigFile: c.configFile}}
 }
 
 // bind defines the connection flags on fs, as the Temporal CLI names them,
@@ -97,49 +99,6 @@ func (c *connFlags) given() bool {
 	return *c != connFlags{}
 }
 
-// resolve folds --address into temporal (the --temporal value, "" when
-// not given) and returns the --temporal value to use: --address is
-// --temporal under the Temporal CLI's name, and --profile or --config-file
-// alone mean --temporal config.
-func (c *connFlags) resolve(temporal string) (string, error) {
-	if c.address != "" {
-		if temporal != "" && temporal != c.address {
-			return "", fmt.Errorf("--temporal %s and --address %s name two servers; give one of them", temporal, c.address)
-		}
-		return c.address, nil
-	}
-	if temporal == "" && (c.profile != "" || c.configFile != "") {
-		return temporalFromConfig, nil
-	}
-	return temporal, nil
-}
-
-// connection is the Connection of temporal (the resolved --temporal
-// value), namespace and the connection flags.
-func (c *connFlags) connection(temporal, namespace string) wftemporal.Connection {
-	conn := wftemporal.Connection{Namespace: namespace, APIKey: c.apiKey, TLS: c.tls,
-		TLSCertPath: c.tlsCert, TLSKeyPath: c.tlsKey, TLSCAPath: c.tlsCA, TLSServerName: c.tlsServerName,
-		Profile: c.profile, ConfigFile: c.configFile}
-	if temporal != temporalFromConfig {
-		conn.Address = temporal
-	}
-	return conn
-}
-
-// dialTemporal connects as --temporal, --namespace and the connection
-// flags say, over the Temporal CLI's environment and profile, after
-// opening the store of --payloads; the Options carry --task-queue and
-// that store.
-func dialTemporal(o *temporalFlags) (client.Client, wftemporal.Options, error) {
-	store, err := openPayloads(o.payloads)
-	if err != nil {
-		return nil, wftemporal.Options{}, err
-	}
-	opts := wftemporal.Options{TaskQueue: o.taskQueue, Payloads: store}
-	c, err := wftemporal.DialConnection(o.conn.connection(o.temporal, o.namespace), opts)
-	return c, opts, err
-}
-
 // runOnTemporal is `wfrun SCRIPT.js --temporal HOST:PORT`: the run is
 // checked here, started as a workflow, followed through its events and
 // printed as the same WorkflowResult; the first signal cancels the
@@ -151,7 +110,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
 	defer closeEngine(eng)
-	c, opts, err := dialTemporal(o)
+	c, opts, err := o.target().Dial()
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", precheck(engine.CodeInvalidRequest, "%v", err)), exitFailed)
 	}
@@ -228,28 +187,22 @@ func (o *workerOptions) run(e env, positional []string) int {
 	}
 	defer closeProviders()
 	defer closeEngine(eng)
-	c, opts, err := dialTemporal(&o.temporalFlags)
+	t := o.target()
+	c, opts, err := t.Dial()
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
 	defer c.Close()
-	conn := o.conn.connection(o.temporal, o.namespace)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	err = wftemporal.PrepareNamespace(ctx, c, conn)
-	cancel()
-	if err != nil {
-		notice(e, "%v; runs will not start until the namespace has them", err)
-	}
 	if events != nil {
 		opts.Events = events.log.record
 	}
-	w := wftemporal.NewWorker(c, eng, opts)
-	if err := w.Start(); err != nil {
-		notice(e, "the worker did not start: %v", err)
+	w, err := wftemporal.StartWorker(c, eng, t.Conn(), opts, func(err error) { notice(e, "%v; runs will not start until the namespace has them", err) })
+	if err != nil {
+		notice(e, "%v", err)
 		return exitFailed
 	}
-	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", opts.Queue(), conn.ServerName(), strings.Join(eng.Providers(), ", "))
+	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", opts.Queue(), t.Conn().ServerName(), strings.Join(eng.Providers(), ", "))
 	sig := <-e.signals
 	notice(e, "%s: stopping the worker (its agents in flight go to another worker)", signalName(sig))
 	w.Stop()
@@ -259,7 +212,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 // runsOnTemporal is `wfrun runs --temporal HOST:PORT [--parent P]
 // [--status S] [--name N]`: the server's visibility query filters.
 func runsOnTemporal(f *runsOptions, e env) int {
-	c, err := wftemporal.DialConnection(f.conn.connection(f.temporal, f.namespace), wftemporal.Options{})
+	c, err := wftemporal.DialConnection(f.target().Conn(), wftemporal.Options{})
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
@@ -273,9 +226,7 @@ func runsOnTemporal(f *runsOptions, e env) int {
 		return exitFailed
 	}
 	if f.asJSON {
-		return printJSON(e, struct {
-			Runs []wftemporal.RunInfo `json:"runs"`
-		}{runs}, exitCompleted)
+		return printJSON(e, wftemporal.RunList{Runs: runs}, exitCompleted)
 	}
 	wftemporal.WriteRuns(e.stdout, runs, time.Now())
 	return exitCompleted

@@ -16,17 +16,6 @@ import (
 // temporal gc, which deletes the payloads no history refers to any more
 // (docs/scale-out.md).
 
-// openPayloads opens the store of --payloads (a folder, file:///FOLDER,
-// s3://BUCKET?endpoint=…), once per process: a client, a worker and their
-// data converters share it.
-func openPayloads(spec string) (wftemporal.SweepableStore, error) {
-	s, err := wftemporal.SharedPayloadStore(spec)
-	if err != nil {
-		return nil, fmt.Errorf("--payloads: %w", err)
-	}
-	return s, nil
-}
-
 // payloadsUsage is the help of --payloads.
 const payloadsUsage = "the store, by `URL`, where payloads over 4 KiB are kept, a reference in the history: a folder (its path or file:///DIR; default ~/.wfrun/temporal-payloads) or s3://BUCKET?endpoint=URL&region=R, with the credentials of the AWS environment (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE); every worker and client of a task queue must share it"
 
@@ -66,18 +55,18 @@ func temporalGCCommand(args []string, e env) int {
 	if f.minAge < 0 {
 		return usageFail(e, "temporal gc: --min-age %s is negative; give 0 to collect payloads of any age", f.minAge)
 	}
-	temporal, err := f.conn.resolve(f.temporal)
-	if err != nil {
+	t := f.target()
+	if err := t.Resolve(); err != nil {
 		return usageFail(e, "%v", err)
 	}
-	if temporal == "" {
+	if t.Server == "" {
 		return usageFail(e, "temporal gc needs --temporal HOST:PORT (or --address, or --temporal config): it asks that server which histories still refer to payloads")
 	}
-	store, err := openPayloads(f.payloads)
+	store, err := t.OpenPayloads()
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	c, err := wftemporal.DialConnection(f.conn.connection(temporal, f.namespace), wftemporal.Options{Payloads: store})
+	c, err := wftemporal.DialConnection(t.Conn(), wftemporal.Options{Payloads: store})
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed

@@ -23,6 +23,11 @@ type RunInfo struct {
 	Start  time.Time `json:"startTime"`
 }
 
+// RunList is the JSON of wfrun runs --temporal: the runs, newest first.
+type RunList struct {
+	Runs []RunInfo `json:"runs"`
+}
+
 // RunFilter says which runs ListRuns lists. Every field but Limit is
 // matched by the server's visibility query, so that a filter finds its
 // runs however many others the namespace holds.
