@@ -56,22 +56,25 @@ func noteCmd(fs *flag.FlagSet) runFunc {
 	return ledgerCmd(fs, func(*runsOptions) {}, noteRun)
 }
 
-// openLedgerEngine returns an engine over the runs folder, for its ledger
-// and verbs, after saying once if it had to rebuild the ledger.
-func openLedgerEngine(f *runsOptions, e env) (*engine.Engine, error) {
+// withLedger runs verb with an engine over the runs folder (listing.
+// OpenLedger), after saying once if it had to rebuild the ledger, and
+// closes the engine after it.
+func withLedger(f *runsOptions, e env, verb func(eng *engine.Engine) int) int {
 	dir := f.runsDir
 	if dir == "" {
 		dir = runsDirOf(&options{}, e)
 	}
 	state, err := statedir.Dir(e.getenv)
-	if err != nil {
-		return nil, err
-	}
-	eng, err := listing.OpenLedger(dir, state)
 	if err == nil {
-		announceRebuilt(e, eng)
+		var eng *engine.Engine
+		if eng, err = listing.OpenLedger(dir, state); err == nil {
+			defer closeEngine(eng)
+			announceRebuilt(e, eng)
+			return verb(eng)
+		}
 	}
-	return eng, err
+	notice(e, "%v", err)
+	return exitFailed
 }
 
 // announceRebuilt says, once, that the engine found its ledger missing or
@@ -105,22 +108,18 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	eng, err := openLedgerEngine(f, e)
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer closeEngine(eng)
-	runs, err := eng.Ledger().List(ledger.Filter{Status: status, Name: f.name})
-	if err != nil {
-		notice(e, "the run ledger: %v", err)
-		return exitFailed
-	}
-	if f.asJSON {
-		return printJSON(e, listing.RunList{Runs: runs}, exitCompleted)
-	}
-	listing.WriteRuns(e.stdout, runs, time.Now())
-	return exitCompleted
+	return withLedger(f, e, func(eng *engine.Engine) int {
+		runs, err := eng.Ledger().List(ledger.Filter{Status: status, Name: f.name})
+		if err != nil {
+			notice(e, "the run ledger: %v", err)
+			return exitFailed
+		}
+		if f.asJSON {
+			return printJSON(e, listing.RunList{Runs: runs}, exitCompleted)
+		}
+		listing.WriteRuns(e.stdout, runs, time.Now())
+		return exitCompleted
+	})
 }
 
 // showRun is `wfrun show RUNID [--json]`: the run, its lineage, a tree
@@ -129,25 +128,21 @@ func showRun(f *runsOptions, positional []string, e env) int {
 	if len(positional) != 1 {
 		return usageFail(e, "show takes one run id (wfrun runs lists them): wfrun show RUNID [--json]")
 	}
-	eng, err := openLedgerEngine(f, e)
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer closeEngine(eng)
-	s, err := listing.Show(eng.Ledger(), positional[0])
-	if errors.Is(err, ledger.ErrNotFound) {
-		notice(e, "%v; wfrun runs lists the runs of %s", err, eng.Ledger().Path())
-		return exitFailed
-	} else if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	if f.asJSON {
-		return printJSON(e, s, exitCompleted)
-	}
-	listing.WriteShown(e.stdout, s)
-	return exitCompleted
+	return withLedger(f, e, func(eng *engine.Engine) int {
+		s, err := listing.Show(eng.Ledger(), positional[0])
+		if errors.Is(err, ledger.ErrNotFound) {
+			notice(e, "%v; wfrun runs lists the runs of %s", err, eng.Ledger().Path())
+			return exitFailed
+		} else if err != nil {
+			notice(e, "%v", err)
+			return exitFailed
+		}
+		if f.asJSON {
+			return printJSON(e, s, exitCompleted)
+		}
+		listing.WriteShown(e.stdout, s)
+		return exitCompleted
+	})
 }
 
 // stopRun is `wfrun stop RUNID [--reason TEXT]`: the stop verb. The
@@ -157,22 +152,18 @@ func stopRun(f *runsOptions, positional []string, e env) int {
 	if len(positional) != 1 {
 		return usageFail(e, "stop takes one run id: wfrun stop RUNID [--reason TEXT]")
 	}
-	eng, err := openLedgerEngine(f, e)
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer closeEngine(eng)
-	r, stopped, err := listing.StopAndWait(eng, positional[0], f.reason)
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	if !stopped {
-		notice(e, "run %s is still running: the stop is recorded, and its process carries it out at its next heartbeat", positional[0])
-		return printJSON(e, r, exitFailed)
-	}
-	return printJSON(e, r, exitCompleted)
+	return withLedger(f, e, func(eng *engine.Engine) int {
+		r, stopped, err := listing.StopAndWait(eng, positional[0], f.reason)
+		if err != nil {
+			notice(e, "%v", err)
+			return exitFailed
+		}
+		if !stopped {
+			notice(e, "run %s is still running: the stop is recorded, and its process carries it out at its next heartbeat", positional[0])
+			return printJSON(e, r, exitFailed)
+		}
+		return printJSON(e, r, exitCompleted)
+	})
 }
 
 // noteRun is `wfrun note RUNID TEXT`: the follow_up verb, a note on
@@ -181,16 +172,12 @@ func noteRun(f *runsOptions, positional []string, e env) int {
 	if len(positional) != 2 {
 		return usageFail(e, `note takes a run id and the note, in quotes: wfrun note RUNID "what to remember"`)
 	}
-	eng, err := openLedgerEngine(f, e)
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer closeEngine(eng)
-	noted, err := listing.Note(eng, positional[0], positional[1])
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	return printJSON(e, noted, exitCompleted)
+	return withLedger(f, e, func(eng *engine.Engine) int {
+		noted, err := listing.Note(eng, positional[0], positional[1])
+		if err != nil {
+			notice(e, "%v", err)
+			return exitFailed
+		}
+		return printJSON(e, noted, exitCompleted)
+	})
 }

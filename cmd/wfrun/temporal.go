@@ -212,15 +212,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 // runsOnTemporal is `wfrun runs --temporal HOST:PORT [--parent P]
 // [--status S] [--name N]`: the server's visibility query filters.
 func runsOnTemporal(f *runsOptions, e env) int {
-	c, err := wftemporal.DialConnection(f.target().Conn(), wftemporal.Options{})
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	runs, err := wftemporal.ListRuns(ctx, c, wftemporal.RunFilter{Parent: f.parent, Status: f.status, Name: f.name})
+	runs, err := wftemporal.ListRunsAt(f.target().Conn(), wftemporal.RunFilter{Parent: f.parent, Status: f.status, Name: f.name})
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed

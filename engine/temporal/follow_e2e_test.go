@@ -77,7 +77,8 @@ func TestEndToEnd_ListRunsFiltersOnTheServerNotAmongTheNewest(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
-	runs, err := wftemporal.ListRuns(context.Background(), cl.c, wftemporal.RunFilter{Parent: owner, Status: "running"})
+	// ListRunsAt dials for itself.
+	runs, err := wftemporal.ListRunsAt(wftemporal.Connection{Address: server.hostPort}, wftemporal.RunFilter{Parent: owner, Status: "running"})
 	if err != nil || len(runs) != 0 {
 		t.Fatalf("running: %+v %v", runs, err)
 	}

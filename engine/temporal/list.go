@@ -85,6 +85,22 @@ func ListRuns(ctx context.Context, c client.Client, f RunFilter) ([]RunInfo, err
 	return out, nil
 }
 
+// listTimeout bounds ListRunsAt.
+const listTimeout = 30 * time.Second
+
+// ListRunsAt connects as conn says, lists the runs f keeps (ListRuns),
+// and closes the connection: what wfrun runs --temporal does.
+func ListRunsAt(conn Connection, f RunFilter) ([]RunInfo, error) {
+	c, err := DialConnection(conn, Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
+	defer cancel()
+	return ListRuns(ctx, c, f)
+}
+
 // executionStatusName is how RunInfo.Status says a Temporal execution
 // status: "terminated", "timedout", ….
 func executionStatusName(st enumspb.WorkflowExecutionStatus) string {
