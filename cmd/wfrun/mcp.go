@@ -38,14 +38,13 @@ func (o *mcpOptions) run(e env) int {
 	if err := o.resolve(o.set); err != nil {
 		return usageFail(e, "%v", err)
 	}
-	token := authToken(o.authToken, e)
-	if o.httpAddr == "" && o.authToken != "" {
-		return usageFail(e, "--auth-token protects --http; the stdio server is only reachable by the process that started it, so drop it or add --http ADDR")
+	// $WFRUN_AUTH_TOKEN protects HTTP only; --auth-token on stdio is refused.
+	ep := mcpserver.Endpoint{Addr: o.httpAddr, Token: o.authToken, In: e.stdin, Out: e.stdout}
+	if ep.Addr != "" {
+		ep.Token = authToken(o.authToken, e)
 	}
-	if o.httpAddr != "" {
-		if err := mcpserver.CheckBind(o.httpAddr, token); err != nil {
-			return usageFail(e, "%v", err)
-		}
+	if err := ep.Check(); err != nil {
+		return usageFail(e, "%v", err)
 	}
 	if o.isolate == "" {
 		// A server runs scripts for many parents: one that crashes or
@@ -87,7 +86,7 @@ func (o *mcpOptions) run(e env) int {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	addr, served, err := srv.Start(ctx, mcpserver.Endpoint{Addr: o.httpAddr, Token: token, In: e.stdin, Out: e.stdout})
+	addr, served, err := srv.Start(ctx, ep)
 	if err != nil {
 		notice(e, "%v", err)
 		_ = closeSubagents(subs)
@@ -96,7 +95,7 @@ func (o *mcpOptions) run(e env) int {
 	}
 	if addr != nil {
 		auth := "no token"
-		if token != "" {
+		if ep.Token != "" {
 			auth = "bearer token required"
 		}
 		notice(e, "serving MCP over streamable HTTP at http://%s/ (%s)", addr, auth)

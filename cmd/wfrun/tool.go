@@ -5,6 +5,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/setup"
 	"github.com/wfrun/wfrun/engine/tool"
 )
 
@@ -16,23 +17,17 @@ func toolDefinitions(e env, args []string) int {
 	if len(args) > 0 {
 		return usageFail(e, "tool takes no arguments; it prints the tool definitions. Got %q", args[0])
 	}
-	// The personas a wfrun mcp started here without flags would offer.
-	set, err := loadPersonas(nil, "", e)
+	// The personas and saved workflows a wfrun mcp started here without
+	// flags would offer.
+	cfg, err := setup.Local("", e.getenv("HOME"))
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	// and the saved workflows it would list (the current folder's
-	// .claude/workflows, …).
-	ws, err := workspaceDir("")
+	eng, err := engine.New(cfg)
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	eng, err := engine.New(engine.Config{Personas: set, Workspace: ws,
-		WorkflowsDirs: engine.WorkflowSearchDirs(nil, ws, e.getenv("HOME"))})
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	defs := tool.AllDefinitions(eng, toolPersonas(set))
+	defs := tool.AllDefinitions(eng, toolPersonas(cfg.Personas))
 	if err := closeEngine(eng); err != nil {
 		notice(e, "%v", err)
 	}

@@ -37,7 +37,7 @@
 // error instead of ending the session as the SDK's stdio transport does),
 // and streamable HTTP (Server.Handler, ServeHTTP); Start serves either,
 // as an Endpoint names it, in the background (wfrun mcp, with StdioOwner
-// on stdio). CheckBind
+// on stdio), after Endpoint.Check. CheckBind
 // refuses to serve HTTP on anything but a loopback address without a
 // bearer token; with a token every request must carry it
 // (Authorization: Bearer TOKEN) or gets 401.

@@ -25,6 +25,19 @@ type Endpoint struct {
 	Out         io.Writer
 }
 
+// Check refuses an endpoint that Start would serve unsafely or to no
+// purpose: HTTP beyond loopback without a token (CheckBind), and a token
+// on stdio, which only the process that started the server can reach.
+func (ep Endpoint) Check() error {
+	if ep.Addr == "" {
+		if ep.Token != "" {
+			return errors.New("--auth-token protects --http; the stdio server is only reachable by the process that started it, so drop it or add --http ADDR")
+		}
+		return nil
+	}
+	return CheckBind(ep.Addr, ep.Token)
+}
+
 // Start serves ep in the background until ctx is done, or the client
 // closes In: listening is the HTTP address it listens on (nil on stdio),
 // and served gets the end of serving, nil when nothing failed (ctx done,

@@ -64,3 +64,21 @@ func TestStart_HTTPServesUntilTheContextIsDone(t *testing.T) {
 		t.Fatalf("a taken address: %v", err)
 	}
 }
+
+func TestEndpoint_CheckRefusesAnExposedAddressWithoutATokenAndATokenOnStdio(t *testing.T) {
+	for _, c := range []struct {
+		ep   mcpserver.Endpoint
+		want string // "" accepted
+	}{
+		{mcpserver.Endpoint{}, ""},
+		{mcpserver.Endpoint{Token: "t"}, "--auth-token protects --http"},
+		{mcpserver.Endpoint{Addr: "127.0.0.1:8765"}, ""},
+		{mcpserver.Endpoint{Addr: "0.0.0.0:8765"}, "--http"},
+		{mcpserver.Endpoint{Addr: "0.0.0.0:8765", Token: "t"}, ""},
+	} {
+		err := c.ep.Check()
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: %v, want %q", c.ep, err, c.want)
+		}
+	}
+}

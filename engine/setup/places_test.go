@@ -4,10 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/setup"
 )
@@ -86,5 +88,29 @@ func TestEngineDefaultsAreTheRequestsLimits(t *testing.T) {
 	setup.EngineDefaults(&cfg, engine.WorkflowStartRequest{})
 	if cfg.DefaultProvider != "fake" {
 		t.Fatalf("a request that names no provider changed the default to %q", cfg.DefaultProvider)
+	}
+}
+
+func TestLocalFindsTheWorkspacesPersonasAndWorkflows(t *testing.T) {
+	ws := t.TempDir()
+	agents := filepath.Join(ws, ".claude", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(agents, "critic.md"), []byte("---\nname: critic\ndescription: finds faults\n---\nBe harsh.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := setup.Local(ws, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Workspace != ws || cfg.Personas == nil || !slices.ContainsFunc(cfg.Personas.Personas(), func(p persona.Persona) bool { return p.Name == "critic" }) {
+		t.Fatalf("config %+v", cfg)
+	}
+	if !slices.Contains(cfg.WorkflowsDirs, filepath.Join(ws, ".wfrun", "workflows")) {
+		t.Fatalf("workflows folders %v", cfg.WorkflowsDirs)
+	}
+	if _, err := setup.Local(filepath.Join(ws, ".claude", "agents", "critic.md"), ""); err == nil {
+		t.Fatal("a workspace that is a file")
 	}
 }
