@@ -38,6 +38,9 @@ type phase struct {
 	workers  int
 	elapsed  time.Duration
 	answered map[string]int // answers the endpoint gave each worker
+	// The CPU time the dev server and the workers used during the phase;
+	// 0 where /proc could not tell.
+	serverCPU, workerCPU time.Duration
 }
 
 // perMinute is the phase's throughput.
@@ -75,6 +78,11 @@ func (b *bench) runPhase(ctx context.Context, round, workers int) (phase, error)
 	}
 	defer eng.Close(context.Background())
 
+	srvCPU0, _ := cpuTime(b.srv.cmd.Process.Pid)
+	workerCPU0 := map[int]time.Duration{}
+	for _, w := range procs {
+		workerCPU0[w.cmd.Process.Pid], _ = cpuTime(w.cmd.Process.Pid)
+	}
 	t0 := time.Now()
 	runs, err := startRuns(ctx, wftemporal.NewClient(c, eng, opts), queue, b.cfg.runs)
 	if err != nil {
@@ -85,8 +93,14 @@ func (b *bench) runPhase(ctx context.Context, round, workers int) (phase, error)
 	}
 	p := phase{workers: workers, elapsed: time.Since(t0), answered: map[string]int{}}
 	seen := b.ep.snapshot()
+	if d, ok := cpuTime(b.srv.cmd.Process.Pid); ok {
+		p.serverCPU = d - srvCPU0
+	}
 	for _, w := range procs {
 		p.answered[w.name] = seen.Workers[w.name].Answered
+		if d, ok := cpuTime(w.cmd.Process.Pid); ok {
+			p.workerCPU += d - workerCPU0[w.cmd.Process.Pid]
+		}
 	}
 	return p, nil
 }
@@ -114,10 +128,19 @@ func (b *bench) measure(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "round %d: 1 worker %.1f runs/min (%s, %.0f%% of its ceiling); 2 workers %.1f runs/min (%s, %.0f%% of theirs; agents answered %s); ratio %.2f\n",
 			r+1, a, got[0].elapsed.Round(100*time.Millisecond), 100*a/ceiling,
 			c, got[1].elapsed.Round(100*time.Millisecond), 100*c/(2*ceiling), split(got[1].answered), c/a)
+		for _, p := range got {
+			fmt.Fprintf(out, "  %d worker(s): CPU per run %s in the dev server, %s in the workers; %.2f cores busy on average\n",
+				p.workers, perRun(p.serverCPU, cfg.runs), perRun(p.workerCPU, cfg.runs), (p.serverCPU+p.workerCPU).Seconds()/p.elapsed.Seconds())
+		}
 	}
 	fmt.Fprintf(out, "median: 1 worker %.1f runs/min, 2 workers %.1f runs/min, ratio %.2f (min %.2f, max %.2f); goal >= 1.80\n",
 		median(one), median(two), median(ratios), slices.Min(ratios), slices.Max(ratios))
 	return nil
+}
+
+// perRun is d shared among runs, to the tenth of a millisecond.
+func perRun(d time.Duration, runs int) time.Duration {
+	return (d / time.Duration(runs)).Round(100 * time.Microsecond)
 }
 
 // split is "a / b" of the answers each worker gave, in worker order.

@@ -179,6 +179,32 @@ func (b *syncBuffer) waitFor(ctx context.Context, cond func(string) bool) error 
 	}
 }
 
+// cpuTime is the CPU time (user and system) process pid has used so far,
+// from /proc; ok is false where that cannot be read. Linux counts it in
+// USER_HZ ticks, 100 a second on every platform Go runs on.
+func cpuTime(pid int) (d time.Duration, ok bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, false
+	}
+	// After "pid (comm)": state is field 3, utime 14 and stime 15.
+	f := strings.Fields(s[end+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	user, err1 := strconv.ParseInt(f[11], 10, 64)
+	sys, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(user+sys) * 10 * time.Millisecond, true
+}
+
 // findRepo returns the root of the wfrun module that holds the working
 // directory, to build cmd/wfrun from.
 func findRepo() (string, error) {
