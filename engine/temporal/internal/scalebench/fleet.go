@@ -121,7 +121,7 @@ func startWorker(ctx context.Context, spec workerSpec, name string) (*workerProc
 		return strings.Contains(s, ready)
 	}); err != nil || !strings.Contains(w.stderr.String(), ready) {
 		w.kill()
-		return nil, fmt.Errorf("worker %s did not start (%v): %s", name, err, w.stderr.String())
+		return nil, fmt.Errorf("worker %s did not start (%v, exit %v): %s", name, err, w.err, w.stderr.String())
 	}
 	return w, nil
 }
