@@ -101,11 +101,13 @@ func TestKill_AWorkerKilledDuring50RunsLosesNoRunAndNoFinishedAgentIsAskedTwice(
 	}
 	atKill := ep.snapshot()
 	workers[0].kill()
+	killed := time.Now()
 	t.Logf("w1 killed after %d answers, with %d requests in flight; w2 had %d answers", atKill.Workers["w1"].Answered, atKill.Workers["w1"].InFlight, atKill.Workers["w2"].Answered)
 
 	if err := waitRuns(ctx, runs); err != nil {
 		t.Fatalf("%v\nw2:\n%s", err, workers[1].stderr.String())
 	}
+	t.Logf("the runs finished %s after the kill", time.Since(killed).Round(time.Second))
 	seen := ep.snapshot()
 	if seen.Workers["w2"].Answered <= atKill.Workers["w2"].Answered {
 		t.Errorf("w2 answered nothing after w1 was killed")
@@ -115,11 +117,12 @@ func TestKill_AWorkerKilledDuring50RunsLosesNoRunAndNoFinishedAgentIsAskedTwice(
 	// attempt that completed it. An attempt asks the endpoint at most
 	// once, so a prompt asked more often than its completing attempt's
 	// number was asked again after it had finished.
-	retried := 0
+	retried, taskTimeouts := 0, 0
 	prompts := map[string]bool{}
 	conv := wftemporal.NewDataConverter(opts.Payloads)
 	for _, run := range runs {
-		agents := agentsOf(t, c, conv, run.ID())
+		agents, timeouts := agentsOf(t, c, conv, run.ID())
+		taskTimeouts += timeouts
 		if len(agents) != agentsPerRun {
 			t.Errorf("run %s scheduled %d agents, want %d: an agent was asked again by the workflow", run.ID(), len(agents), agentsPerRun)
 		}
@@ -149,8 +152,8 @@ func TestKill_AWorkerKilledDuring50RunsLosesNoRunAndNoFinishedAgentIsAskedTwice(
 	if retried == 0 {
 		t.Errorf("no agent needed a second attempt: the kill cut none short")
 	}
-	t.Logf("%d runs completed; %d agents were cut short by the kill and run again; the endpoint saw w1 %+v, w2 %+v",
-		n, retried, seen.Workers["w1"], seen.Workers["w2"])
+	t.Logf("%d runs completed; %d agents were cut short by the kill and run again; %d workflow tasks were in the killed worker's hands (each waits out the task timeout, a minute); the endpoint saw w1 %+v, w2 %+v",
+		n, retried, taskTimeouts, seen.Workers["w1"], seen.Workers["w2"])
 }
 
 // agent is one agent activity of a history.
@@ -160,8 +163,9 @@ type agent struct {
 	completed bool
 }
 
-// agentsOf reads the agent activities of the workflow id's history.
-func agentsOf(t *testing.T, c client.Client, conv converter.DataConverter, id string) []*agent {
+// agentsOf reads the agent activities of the workflow id's history, and
+// counts its workflow tasks that a worker started and never finished.
+func agentsOf(t *testing.T, c client.Client, conv converter.DataConverter, id string) (agents []*agent, taskTimeouts int) {
 	t.Helper()
 	bySchedule := map[int64]*agent{}
 	var out []*agent
@@ -192,7 +196,13 @@ func agentsOf(t *testing.T, c client.Client, conv converter.DataConverter, id st
 			if a := bySchedule[ev.GetActivityTaskCompletedEventAttributes().GetScheduledEventId()]; a != nil {
 				a.completed = true
 			}
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+			// A task sent to the killed worker's sticky queue times out
+			// in seconds; one it had started, after the task timeout.
+			if ev.GetWorkflowTaskTimedOutEventAttributes().GetTimeoutType() == enumspb.TIMEOUT_TYPE_START_TO_CLOSE {
+				taskTimeouts++
+			}
 		}
 	}
-	return out
+	return out, taskTimeouts
 }
