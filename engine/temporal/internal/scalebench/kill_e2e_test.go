@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,8 +45,14 @@ func TestScaleBench_SmokeRunPrintsBothFiguresAndTheRatio(t *testing.T) {
 	}
 }
 
+// slowEnv, set to 1, runs the end-to-end tests that take about a minute.
+const slowEnv = "WFRUN_TEMPORAL_SLOW"
+
 func TestKill_AWorkerKilledDuring50RunsLosesNoRunAndNoFinishedAgentIsAskedTwice(t *testing.T) {
 	dev := devServerBin(t)
+	if os.Getenv(slowEnv) != "1" {
+		t.Skip("set " + slowEnv + "=1: the cluster notices the killed worker after its heartbeat timeout, 20 s, and a workflow task it held after the task's timeout, a minute")
+	}
 	wfrun := testbin.BuildT(t, "github.com/wfrun/wfrun/cmd/wfrun")
 	ep, err := newEndpoint(200 * time.Millisecond)
 	if err != nil {
@@ -134,16 +141,12 @@ func TestKill_AWorkerKilledDuring50RunsLosesNoRunAndNoFinishedAgentIsAskedTwice(
 			if !a.completed {
 				t.Errorf("run %s: agent %q did not complete", run.ID(), a.prompt)
 			}
-			asked := seen.Prompts[a.prompt].Asked
-			if asked > a.attempt || asked < 1 {
-				t.Errorf("agent %q was asked %d times at the endpoint and completed on attempt %d: a finished agent was asked again", a.prompt, asked, a.attempt)
-			}
-			if a.attempt == 1 && seen.Prompts[a.prompt].Answered != 1 {
-				t.Errorf("agent %q completed on its first attempt and was answered %d times", a.prompt, seen.Prompts[a.prompt].Answered)
-			}
 			if a.attempt > 1 {
 				retried++
 			}
+		}
+		for _, p := range askedAgain(agents, seen) {
+			t.Error(p)
 		}
 	}
 	if len(prompts) != n*agentsPerRun || len(seen.Prompts) != n*agentsPerRun {
@@ -161,6 +164,28 @@ type agent struct {
 	prompt    string
 	attempt   int
 	completed bool
+}
+
+// askedAgain says which of agents the endpoint was asked more often
+// than by the attempts that ran them: an attempt asks once (or not at
+// all, when its worker died first), so a prompt asked more often than
+// the number of the attempt that completed it was asked again after it
+// had finished. An agent completed on its first attempt was answered
+// exactly once.
+func askedAgain(agents []*agent, seen counts) []string {
+	var out []string
+	for _, a := range agents {
+		c := seen.Prompts[a.prompt]
+		switch {
+		case c.Asked < 1:
+			out = append(out, fmt.Sprintf("agent %q completed and the endpoint never saw it", a.prompt))
+		case c.Asked > a.attempt:
+			out = append(out, fmt.Sprintf("agent %q was asked %d times at the endpoint and completed on attempt %d: a finished agent was asked again", a.prompt, c.Asked, a.attempt))
+		case a.attempt == 1 && c.Answered != 1:
+			out = append(out, fmt.Sprintf("agent %q completed on its first attempt and was answered %d times", a.prompt, c.Answered))
+		}
+	}
+	return out
 }
 
 // agentsOf reads the agent activities of the workflow id's history, and
