@@ -23,7 +23,7 @@ type config struct {
 }
 
 // bench is what every phase of an invocation shares: the dev server, the
-// endpoint, the wfrun binary and a client connection.
+// endpoint and the wfrun binary whose workers it measures.
 type bench struct {
 	cfg   config
 	wfrun string
