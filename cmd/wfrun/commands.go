@@ -83,8 +83,8 @@ func commands() []command {
 		{name: "worker", use: "worker --temporal HOST:PORT [flags]", flags: workerCmd, section: sectionTemporal,
 			why:     "every run brings its own request, and lives in the cluster's history, not in a runs folder",
 			summary: "run workflows and their agents for the task queue, with the provider flags, until Ctrl-C; wfrun SCRIPT.js --temporal and wfrun mcp --temporal send runs there"},
-		{name: "temporal", use: "temporal dev [--port N] [--db FILE] [--tls DIR]", raw: temporalCommand, section: sectionTemporal,
-			summary: "a Temporal server on this machine (runs the wfrun-temporal program, built from engine/temporal/server)"},
+		{name: "temporal", use: "temporal dev [--port N] [--db FILE] [--tls DIR] | gc [flags]", raw: temporalCommand, section: sectionTemporal,
+			summary: "dev: a Temporal server on this machine (runs the wfrun-temporal program, built from engine/temporal/server); gc: delete the payloads that no history of the namespace refers to any more (wfrun temporal gc --help)"},
 	}
 }
 

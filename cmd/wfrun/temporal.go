@@ -53,7 +53,7 @@ type temporalFlags struct {
 func (f *temporalFlags) bind(fs *flag.FlagSet) {
 	f.bindConnection(fs)
 	text(fs, &f.taskQueue, "task-queue", "the queue, by `NAME`, where runs and their agents wait (default \"wfrun\"); a client and its workers must name the same one")
-	text(fs, &f.payloads, "payloads", "the `DIR` where payloads over 4 KiB are kept, a reference in the history (default ~/.wfrun/temporal-payloads); every worker and client of a task queue must share it")
+	text(fs, &f.payloads, "payloads", payloadsUsage)
 }
 
 // bindConnection defines --temporal, --namespace and the connection flags.
@@ -137,16 +137,16 @@ func (c *connFlags) connection(temporal, namespace string) wftemporal.Connection
 
 // temporalOptions are the Options of --task-queue and --payloads.
 func temporalOptions(o *temporalFlags) wftemporal.Options {
-	opts := wftemporal.Options{TaskQueue: o.taskQueue}
-	if o.payloads != "" {
-		opts.Payloads = wftemporal.DirStore{Dir: o.payloads}
-	}
-	return opts
+	return wftemporal.Options{TaskQueue: o.taskQueue, Payloads: payloadStore(o.payloads)}
 }
 
 // dialTemporal connects as --temporal, --namespace and the connection
-// flags say, over the Temporal CLI's environment and profile.
+// flags say, over the Temporal CLI's environment and profile, after
+// opening the store of --payloads.
 func dialTemporal(o *temporalFlags) (client.Client, error) {
+	if _, err := openPayloads(o.payloads); err != nil {
+		return nil, err
+	}
 	return wftemporal.DialConnection(o.conn.connection(o.temporal, o.namespace), temporalOptions(o))
 }
 
@@ -359,8 +359,11 @@ func runsOnTemporal(f *runsOptions, e env) int {
 // temporalCommand is `wfrun temporal dev [flags]`: it runs the dev server
 // binary, found beside wfrun or on PATH, in wfrun's place.
 func temporalCommand(args []string, e env) int {
+	if len(args) > 0 && args[0] == "gc" {
+		return temporalGCCommand(args[1:], e)
+	}
 	if len(args) == 0 || args[0] != "dev" {
-		return usageFail(e, "temporal takes one subcommand: wfrun temporal dev [--port N] [--db FILE]")
+		return usageFail(e, "temporal takes a subcommand: wfrun temporal dev [--port N] [--db FILE], or wfrun temporal gc --temporal HOST:PORT [--payloads URL] [--min-age DURATION] [--dry-run]")
 	}
 	bin := ""
 	if self, err := os.Executable(); err == nil {

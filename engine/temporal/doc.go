@@ -33,7 +33,11 @@
 //   - Every payload over PayloadInline bytes goes to a PayloadStore, the
 //     history keeping a reference (NewDataConverter), so that histories
 //     stay far under Temporal's limits; MaxAgentsPerRun is the measured
-//     ceiling of one run, refused before it starts.
+//     ceiling of one run, refused before it starts. The store is a folder
+//     (DirStore) or a bucket of an object store (BlobStore, S3 through
+//     gocloud.dev/blob), opened by URL (OpenPayloadStore);
+//     CollectPayloads deletes the payloads that no history the namespace
+//     still lists refers to, and never anything else in the store.
 //   - Search attributes (AttrName, AttrParent, AttrStatus) let
 //     Client.Runs list runs by meta name, owner and status.
 //   - The limits that measure a worker (the busy limit, the heap

@@ -109,12 +109,18 @@ type cluster struct {
 
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
+	return newClusterWith(t, wftemporal.DirStore{Dir: t.TempDir()})
+}
+
+// newClusterWith is newCluster with its payloads in store.
+func newClusterWith(t *testing.T, store wftemporal.PayloadStore) *cluster {
+	t.Helper()
 	if server.hostPort == "" {
 		t.Skip(server.skip)
 	}
 	opts := wftemporal.Options{
 		TaskQueue:        "q-" + strings.ReplaceAll(t.Name(), "/", "-"),
-		Payloads:         wftemporal.DirStore{Dir: t.TempDir()},
+		Payloads:         store,
 		HeartbeatTimeout: 2 * time.Second,
 	}
 	c, err := wftemporal.Dial(server.hostPort, "", opts)

@@ -9,3 +9,6 @@ func SetTaskHook(f func(req engine.WorkflowStartRequest)) (unset func()) {
 	taskHook.Store(&f)
 	return func() { taskHook.Store(nil) }
 }
+
+// PayloadRefs adds the payload keys m refers to, at any depth.
+var PayloadRefs = payloadRefs

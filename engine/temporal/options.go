@@ -48,8 +48,10 @@ type Options struct {
 	TaskQueue string
 	// Payloads holds every payload larger than PayloadInline bytes, so
 	// that a history keeps a reference instead (see Codec). Workers and
-	// clients on several machines must share it. nil: a DirStore in
-	// DefaultPayloadDir.
+	// clients on several machines must share it (OpenPayloadStore opens
+	// one by URL: a folder, or an S3 bucket as a BlobStore).
+	// CollectPayloads deletes the payloads no history refers to. nil: a
+	// DirStore in DefaultPayloadDir.
 	Payloads PayloadStore
 	// HeartbeatTimeout is how long an agent's activity may go without a
 	// heartbeat before Temporal gives it to another worker: how soon a lost
