@@ -227,9 +227,9 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 }
 
 // workerCmd is `wfrun worker --temporal HOST:PORT [--task-queue Q]
-// [provider flags]`: it runs wfrun workflows and their agents for the task
-// queue until a signal comes, then stops (its agents in flight are run
-// again by another worker).
+// [--max-concurrent-agents N] [provider flags]`: it runs wfrun workflows
+// and their agents (at most N at once) for the task queue until a signal
+// comes, then stops (its agents in flight are run again by another worker).
 func workerCmd(fs *flag.FlagSet) runFunc {
 	o := &workerOptions{}
 	o.agentFlags.bind(fs)
@@ -237,6 +237,7 @@ func workerCmd(fs *flag.FlagSet) runFunc {
 	bindEvents(fs, &o.events)
 	bindOTLP(fs, &o.otlpEndpoint)
 	o.temporalFlags.bind(fs)
+	count(fs, &o.maxConcurrentAgents, "max-concurrent-agents", "8", "at most `N` agents running at once on this worker, over all the runs it works on (default 1000, the Temporal SDK's); a worker whose slots are all taken leaves the queue's other agents to the other workers")
 	return func(e env, positional []string) int { o.set = given(fs); return o.run(e, positional) }
 }
 
@@ -244,6 +245,7 @@ func workerCmd(fs *flag.FlagSet) runFunc {
 type workerOptions struct {
 	options
 	temporalFlags
+	maxConcurrentAgents int // --max-concurrent-agents; 0: the SDK's default
 }
 
 func (o *workerOptions) run(e env, positional []string) int {
@@ -288,6 +290,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 		notice(e, "%v; runs will not start until the namespace has them", err)
 	}
 	opts := temporalOptions(&o.temporalFlags)
+	opts.MaxConcurrentAgents = o.maxConcurrentAgents
 	if events != nil {
 		opts.Events = events.log.record
 	}

@@ -59,6 +59,7 @@ var rules = []struct {
 	{"runtime/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 	{"engine/internal/benchkit", []string{"agentapi", "internal/wferr"}, "what benchmarks share: a held provider and the resident memory"},
 	{"engine/internal/bench", []string{"engine/internal/benchkit", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
+	{"engine/temporal/internal/scalebench", []string{"engine/temporal", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the scaling benchmark is a program on engine/temporal, like the CLI"},
 	{"engine/enginetest", []string{"engine", "engine/journal", "engine/ledger", "runtime/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 }
 
