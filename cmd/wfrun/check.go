@@ -31,14 +31,14 @@ func check(o *options, e env) int {
 		}
 		return printJSON(e, failedCheck(err), exitFailed)
 	}
-	in.runsDir = "" // a check runs nothing and keeps nothing
+	in.RunsDir = "" // a check runs nothing and keeps nothing
 	eng, closeProviders, err := newEngine(in, e, nil, false, false)
 	if err != nil {
 		return printJSON(e, failedCheck(err), exitFailed)
 	}
 	defer closeProviders()
 	prepareRequest(eng, in, e)
-	res := eng.Check(in.req)
+	res := eng.Check(in.Request)
 	if err := closeEngine(eng); err != nil {
 		notice(e, "%v", err)
 	}

@@ -47,8 +47,8 @@ func (o *ralphOptions) run(e env) int {
 		return failBeforeRun(e, err)
 	}
 	defer closeAll()
-	opts := ralph.Options{Objective: o.positional[0], MaxRounds: o.maxRoundsN, BudgetTokens: in.req.BudgetTokens,
-		Model: in.req.Model, SubagentProvider: in.req.SubagentProvider, Parent: defaultParent}
+	opts := ralph.Options{Objective: o.positional[0], MaxRounds: o.maxRoundsN, BudgetTokens: in.Request.BudgetTokens,
+		Model: in.Request.Model, SubagentProvider: in.Request.SubagentProvider, Parent: defaultParent}
 	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) {
 		opts.OnEvent = onEvent
 		return ralph.Start(context.Background(), eng, opts)

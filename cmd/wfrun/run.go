@@ -6,21 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"syscall"
-	"time"
 
-	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/agentapi/fake"
-	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/setup"
 	"github.com/wfrun/wfrun/engine/subagent"
-	"github.com/wfrun/wfrun/internal/human"
-	"github.com/wfrun/wfrun/internal/statedir"
+	"github.com/wfrun/wfrun/internal/interrupt"
 )
-
-// closeTimeout bounds how long wfrun waits for the engine's goroutines after
-// the result is printed (a provider past its cancel grace, say).
-const closeTimeout = 10 * time.Second
 
 // runOptions are the flags of `wfrun SCRIPT.js [flags]`.
 type runOptions struct {
@@ -87,12 +78,12 @@ func (o *runOptions) run(e env) int {
 		return runOnTemporal(in, &o.temporalFlags, e, events)
 	}
 
-	if in.req.Isolate == "" {
+	if in.Request.Isolate == "" {
 		// A script that crashes or exhausts its VM must end only its run,
 		// not wfrun: --isolate none (or a --request that says so) opts out.
-		in.req.Isolate = engine.IsolateProcess
+		in.Request.Isolate = engine.IsolateProcess
 	}
-	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
+	eng, closeProviders, err := newEngine(in, e, events, !in.ExplicitProvider, true)
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
@@ -120,8 +111,8 @@ func failBeforeRun(e env, err error) int {
 
 // sinks are where a run's events go besides the result.
 type sinks struct {
-	log      *eventLog // --events; nil without it
-	toStderr bool      // --events -
+	log      *setup.EventLog // --events; nil without it
+	toStderr bool            // --events -
 }
 
 // openEvents opens --events. The returned close function is always safe to call.
@@ -130,101 +121,31 @@ func openEvents(path string, e env) (*sinks, func(), error) {
 	case "":
 		return nil, func() {}, nil
 	case "-":
-		return &sinks{log: newEventLog(e.stderr), toStderr: true}, func() {}, nil
+		return &sinks{log: setup.NewEventLog(e.stderr), toStderr: true}, func() {}, nil
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--events: cannot create %s; name a file in a folder you can write, or - for stderr", pathError(err))
+		return nil, nil, fmt.Errorf("--events: cannot create %s; name a file in a folder you can write, or - for stderr", setup.PathError(err))
 	}
-	return &sinks{log: newEventLog(f)}, func() { f.Close() }, nil
+	return &sinks{log: setup.NewEventLog(f)}, func() { f.Close() }, nil
 }
 
-// rehearsal is the fake provider of a command line: it rehearses in the
-// workspace the real providers would work in (--workspace, --sandbox), so
-// that a dry run refuses what a real run would (a worktree outside a
-// repository, an isolation no provider offers) and notes the tool names the
-// workspace does not offer. A workspace that cannot be opened rehearses
-// nothing; the real providers say why it cannot be used.
-func rehearsal(in *invocation) agentapi.Provider {
-	opts := fake.Options{Rules: in.fakeRules, Personas: in.personas}
-	if ws, err := workspace.New(in.providers.workspace); err == nil {
-		opts.Workspace = ws
-	}
-	return fake.New(opts)
-}
-
-// newEngine configures an engine for in. When the request names no
-// provider, the engine's default is chosen from the environment and, if
-// announce, a notice says which. withTools starts the MCP servers of
-// --mcp-config (a check runs nothing and does not start them) and the
-// tracer, when traces are to be exported; the returned function stops them,
-// sending the traces still buffered.
+// newEngine builds the engine of in (setup.Open), its notices on stderr
+// and its events to s. announce says which default provider a request
+// that names none gets; withTools starts the MCP servers and the tracer (a
+// check runs nothing). The returned function stops them, sending the
+// traces still buffered.
 func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engine.Engine, func(), error) {
-	providers, closeProviders, err := providerSet(context.Background(), in.providers, e.getenv, in.req.SubagentProvider, withTools)
-	if err != nil {
-		return nil, func() {}, err
-	}
-	providers = append(providers, rehearsal(in))
-	def, why := defaultProvider(providers)
-	if announce && why != "" {
-		notice(e, "%s", why)
-	}
-	cfg := engine.Config{
-		Providers:       providers,
-		DefaultProvider: def,
-		FakeRules:       in.fakeRules,
-		Personas:        in.personas,
-		// The person at the shell may raise the budgets: --max-memory and
-		// --max-run-folder are also the engine's ceilings.
-		MaxMemory:    in.req.MaxMemoryBytes,
-		MaxRunFolder: in.req.MaxRunFolderBytes,
-		RunsDir:      in.runsDir,
-	}
-	workflowsConfig(&cfg, in, e)
-	if n := len(in.personas.Errors()); n > 0 && announce {
-		notice(e, "%d persona %s could not be loaded and %s left out; run wfrun agents to see why",
-			n, human.Noun(n, "file", "files"), human.Noun(n, "is", "are"))
-	}
+	b := setup.Build{Announce: announce, WithTools: withTools, Notify: func(msg string) { notice(e, "%s", msg) }}
 	if s != nil {
-		cfg.Events = s.log.record
+		b.Events = s.log.Record
 	}
-	if in.runsDir != "" {
-		d, err := statedir.Dir(e.getenv)
-		if err != nil {
-			closeProviders()
-			return nil, func() {}, precheck(engine.CodeInvalidRequest, "%v", err)
-		}
-		cfg.StateDir = d
-	}
-	if v := e.getenv("WFRUN_HEARTBEAT"); v != "" && in.runsDir != "" {
-		// How often live runs renew their lease in the ledger; the lease is
-		// ten beats. Tests shorten it; a person rarely needs to.
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			closeProviders()
-			return nil, func() {}, precheck(engine.CodeInvalidRequest, "WFRUN_HEARTBEAT=%q is not a positive duration such as 2s", v)
-		}
-		cfg.Heartbeat = d
-	}
-	if in.engineConfig != nil {
-		in.engineConfig(&cfg)
-	}
-	stopTracing := func() {}
-	if withTools { // a check runs nothing and has nothing to trace
-		tracer, stop := startTracing(in.tracing, e)
-		if tracer != nil {
-			cfg.Observer = tracer
-		}
-		stopTracing = stop
-	}
-	eng, err := engine.New(cfg)
+	eng, err := setup.Open(context.Background(), in, b)
 	if err != nil {
-		closeProviders()
-		stopTracing()
 		return nil, func() {}, err
 	}
-	announceRebuilt(e, eng)
-	return eng, func() { closeProviders(); stopTracing() }, nil
+	announceRebuilt(e, eng.Engine)
+	return eng.Engine, eng.Stop, nil
 }
 
 // openEngine opens --events and configures the engine for in, announcing
@@ -236,7 +157,7 @@ func openEngine(in *invocation, o *options, e env) (*engine.Engine, *sinks, func
 	if err != nil {
 		return nil, nil, nil, usagef("%v", err)
 	}
-	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
+	eng, closeProviders, err := newEngine(in, e, events, !in.ExplicitProvider, true)
 	if err != nil {
 		closeEvents()
 		return nil, nil, nil, err
@@ -261,11 +182,14 @@ func shutDown(e env, eng *engine.Engine, subs *subagent.Manager, events *sinks) 
 	}
 }
 
-// prepareRequest completes in.req with the CLI's convenience of meta named
-// after the file, and says on stderr what it did.
+// closeEngine closes an engine, waiting a while for its goroutines.
+var closeEngine = setup.CloseEngine
+
+// prepareRequest completes in's request with the CLI's convenience of meta
+// named after the file, and says on stderr what it did.
 func prepareRequest(eng *engine.Engine, in *invocation, e env) {
-	if supplyMeta(eng, &in.req) {
-		notice(e, "%s has no meta; using %s (pass --meta to set your own)", in.scriptFile, in.req.Meta)
+	if setup.SupplyMeta(eng, &in.Request) {
+		notice(e, "%s has no meta; using %s (pass --meta to set your own)", in.ScriptFile, in.Request.Meta)
 	}
 }
 
@@ -274,8 +198,8 @@ func prepareRequest(eng *engine.Engine, in *invocation, e env) {
 func startAndWait(eng *engine.Engine, in *invocation, e env, s *sinks) (*engine.WorkflowResult, int) {
 	prepareRequest(eng, in, e)
 	return followRun(e, s, func(onEvent func(engine.Event)) (*engine.Run, error) {
-		in.req.OnEvent = onEvent
-		return eng.Start(context.Background(), in.req)
+		in.Request.OnEvent = onEvent
+		return eng.Start(context.Background(), in.Request)
 	})
 }
 
@@ -290,31 +214,20 @@ func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.
 	if prog != nil {
 		onEvent = prog.Record
 	}
-
 	run, err := start(onEvent)
 	if err != nil {
 		prog.Stop()
 		res := engine.FailedResult("", err)
 		return &res, exitFailed
 	}
-
-	interrupted := false
-	for {
-		select {
-		case <-run.Done():
-			prog.Stop()
-			res := run.Wait()
-			return &res, exitStatus(res, interrupted)
-		case sig := <-e.signals:
-			if interrupted {
-				prog.Stop()
-				notice(e, "second %s: exiting without waiting for the run", signalName(sig))
-				return nil, exitInterrupted
-			}
-			interrupted = true
-			run.Cancel("interrupted by " + signalName(sig))
-		}
+	out := interrupt.Wait(run.Done(), e.signals, func(sig os.Signal) { run.Cancel("interrupted by " + signalName(sig)) })
+	prog.Stop()
+	if out.Abandoned != nil {
+		notice(e, "second %s: exiting without waiting for the run", signalName(out.Abandoned))
+		return nil, exitInterrupted
 	}
+	res := run.Wait()
+	return &res, exitStatus(res, out.Interrupted != nil)
 }
 
 // exitStatus maps a settled run to the exit status.
@@ -329,22 +242,5 @@ func exitStatus(res engine.WorkflowResult, interrupted bool) int {
 	}
 }
 
-func signalName(sig os.Signal) string {
-	switch sig {
-	case os.Interrupt:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	}
-	return sig.String()
-}
-
-// closeEngine closes eng, waiting at most closeTimeout for its goroutines.
-func closeEngine(eng *engine.Engine) error {
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	if err := eng.Close(ctx); err != nil {
-		return fmt.Errorf("the engine did not shut down within %s: %w", closeTimeout, err)
-	}
-	return nil
-}
+// signalName is how a notice names a signal.
+var signalName = interrupt.Name

@@ -288,22 +288,6 @@ func TestAScriptWithMetaGetsNoSuppliedMeta(t *testing.T) {
 	}
 }
 
-func TestFileMetaNamesAreSanitised(t *testing.T) {
-	cases := map[string]string{
-		"research-synthesis.js":         "research-synthesis",
-		"my script (v2).js":             "my-script-v2",
-		"übersicht.js":                  "bersicht",
-		"!!!.js":                        "workflow",
-		strings.Repeat("a", 80) + ".js": strings.Repeat("a", 64),
-	}
-	for file, want := range cases {
-		var m struct{ Name, Description string }
-		if err := json.Unmarshal(fileMeta(file), &m); err != nil || m.Name != want || m.Description != file+" run from the command line" {
-			t.Errorf("fileMeta(%q) = %+v (%v), want name %q", file, m, err, want)
-		}
-	}
-}
-
 func TestProviderNotices(t *testing.T) {
 	cases := []struct {
 		name    string

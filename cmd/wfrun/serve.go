@@ -3,40 +3,12 @@ package main
 import (
 	"context"
 	"flag"
-	"time"
-
-	"github.com/wfrun/wfrun/engine"
 )
 
 // The commands that serve models rather than run one script (wfrun mcp,
 // wfrun agent) share how they are configured: the provider flags as for
 // wfrun itself, and the limit flags as the engine's defaults for every run
 // the models start.
-
-// loadToolInvocation reads the flags of wfrun mcp and wfrun agent: there
-// is no script, and --max-agents, --concurrency, --timeout,
-// --agent-timeout and --budget-tokens become the engine's defaults.
-func loadToolInvocation(o *options, e env) (*invocation, error) {
-	in, err := readInvocation(o, e, applyRequestFlags, readFakeRules, readWorkflowsDir)
-	if err != nil {
-		return nil, err
-	}
-	req := in.req
-	in.engineConfig = func(cfg *engine.Config) {
-		if req.SubagentProvider != "" {
-			cfg.DefaultProvider = req.SubagentProvider
-		}
-		cfg.MaxTotalAgents = req.MaxTotalAgents
-		cfg.Concurrency = req.Concurrency
-		cfg.BudgetTokens = req.BudgetTokens
-		cfg.MaxMemory = req.MaxMemoryBytes
-		cfg.MaxRunFolder = req.MaxRunFolderBytes
-		cfg.Isolate = req.Isolate
-		cfg.RunTimeout = time.Duration(req.TimeoutMs) * time.Millisecond
-		cfg.AgentTimeout = time.Duration(req.AgentTimeoutMs) * time.Millisecond
-	}
-	return in, nil
-}
 
 // bindTools binds the flags of the commands that serve models or run
 // scripts in the foreground without a script of their own (mcp, agent,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/setup"
 	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/engine/tool"
 )
@@ -26,10 +27,10 @@ func newSubagents(eng *engine.Engine) (*subagent.Manager, error) {
 // ready for the next process); it comes before closeEngine, whose ledger
 // the children live in.
 func closeSubagents(m *subagent.Manager) error {
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), setup.CloseTimeout)
 	defer cancel()
 	if err := m.Close(ctx); err != nil {
-		return fmt.Errorf("the sub-agents did not shut down within %s: %w", closeTimeout, err)
+		return fmt.Errorf("the sub-agents did not shut down within %s: %w", setup.CloseTimeout, err)
 	}
 	return nil
 }

@@ -176,7 +176,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	}
 	defer c.Close()
 	prepareRequest(eng, in, e)
-	run, err := wftemporal.NewClient(c, eng, temporalOptions(o)).Start(context.Background(), in.req)
+	run, err := wftemporal.NewClient(c, eng, temporalOptions(o)).Start(context.Background(), in.Request)
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
@@ -185,7 +185,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	defer prog.Stop()
 	onEvent := func(ev engine.Event) {
 		if s != nil {
-			s.log.record(ev)
+			s.log.Record(ev)
 		}
 		if prog != nil {
 			prog.Record(ev)
@@ -268,7 +268,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 	// --events goes to the worker, not the engine: the worker logs a run's
 	// events when it first executes them, never again while it replays a
 	// history.
-	eng, closeProviders, err := newEngine(in, e, nil, !in.explicitProvider, true)
+	eng, closeProviders, err := newEngine(in, e, nil, !in.ExplicitProvider, true)
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
@@ -289,7 +289,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 	}
 	opts := temporalOptions(&o.temporalFlags)
 	if events != nil {
-		opts.Events = events.log.record
+		opts.Events = events.log.Record
 	}
 	w := wftemporal.NewWorker(c, eng, opts)
 	if err := w.Start(); err != nil {
