@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"flag"
+	"os"
+
+	"github.com/wfrun/wfrun/internal/interrupt"
 )
 
 // The commands that serve models rather than run one script (wfrun mcp,
@@ -41,22 +44,16 @@ func authToken(token string, e env) string {
 // caller exits at once, closing nothing more. A server error for which
 // quiet is false is noticed as "<what> stopped: …" and exits 1.
 func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string, quiet func(error) bool) (code int, finished bool) {
-	code = exitCompleted
-	for {
-		select {
-		case err := <-served:
-			if err != nil && code == exitCompleted && !quiet(err) {
-				notice(e, "%s stopped: %v", what, err)
-				code = exitFailed
-			}
-			return code, true
-		case sig := <-e.signals:
-			if code == exitInterrupted {
-				notice(e, "second %s: exiting without waiting for the runs", signalName(sig))
-				return exitInterrupted, false
-			}
-			code = exitInterrupted
-			cancel()
-		}
+	out := interrupt.Wait(served, e.signals, func(os.Signal) { cancel() })
+	switch {
+	case out.Abandoned != nil:
+		notice(e, "second %s: exiting without waiting for the runs", signalName(out.Abandoned))
+		return exitInterrupted, false
+	case out.Interrupted != nil:
+		return exitInterrupted, true
+	case out.Value != nil && !quiet(out.Value):
+		notice(e, "%s stopped: %v", what, out.Value)
+		return exitFailed, true
 	}
+	return exitCompleted, true
 }
