@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -18,12 +17,10 @@ type invocation = setup.Invocation
 
 // usageError is a bad invocation (exit 2): something wfrun could not read
 // or a command line it could not parse.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
+type usageError = setup.InputError
 
 func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+	return &usageError{Msg: fmt.Sprintf(format, args...)}
 }
 
 // precheck is content that was read but fails a check (exit 1, rendered as
@@ -66,26 +63,18 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 		}
 		return nil, usagef("one script at a time: got %s%s", strings.Join(o.positional, ", "), hint)
 	}
-	return loaded(setup.Load(in))
+	return setup.Load(in)
 }
 
 // loadToolInvocation reads the flags of the commands that serve models or
 // run without a script (mcp, agent, ralph, ui, worker): the limit flags
 // become the engine's defaults (setup.LoadServer).
 func loadToolInvocation(o *options, e env) (*invocation, error) {
-	return loaded(setup.LoadServer(inputsOf(o, e)))
+	return setup.LoadServer(inputsOf(o, e))
 }
 
 // loadResumeInvocation reads the flags of resume, retry and continue for
 // the run id (setup.LoadResume).
 func loadResumeInvocation(id string, o *options, e env) (*invocation, error) {
-	return loaded(setup.LoadResume(inputsOf(o, e), id))
-}
-
-// loaded turns setup's input errors into usage errors.
-func loaded(in *invocation, err error) (*invocation, error) {
-	if ie := (*setup.InputError)(nil); errors.As(err, &ie) {
-		return nil, &usageError{msg: ie.Msg}
-	}
-	return in, err
+	return setup.LoadResume(inputsOf(o, e), id)
 }

@@ -55,13 +55,8 @@ func resumeLike(cmd resumeVerb, o *options, e env) int {
 	if err != nil {
 		return failBeforeRun(e, err)
 	}
-	eng, events, closeAll, err := openEngine(in, o, e)
-	if err != nil {
-		return failBeforeRun(e, err)
-	}
-	defer closeAll()
 	over := in.Request
-	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) {
+	return foreground(in, o, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
 		over.OnEvent = onEvent
 		adjust := func(r *engine.WorkflowStartRequest) { *r = over }
 		switch cmd {
@@ -72,11 +67,5 @@ func resumeLike(cmd resumeVerb, o *options, e env) int {
 		}
 		over.ResumeFromRunId = id
 		return eng.Start(context.Background(), over)
-	})
-	if code == exitInterrupted && res == nil {
-		return code
-	}
-	code = printJSON(e, res, code)
-	shutDown(e, eng, nil, events)
-	return code
+	}, nil)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/setup"
 	"github.com/wfrun/wfrun/engine/subagent"
+	"github.com/wfrun/wfrun/engine/tool"
 	"github.com/wfrun/wfrun/internal/interrupt"
 )
 
@@ -50,12 +51,6 @@ func (o *runOptions) run(e env) int {
 		return failBeforeRun(e, err)
 	}
 
-	events, closeEvents, err := openEvents(o.events, e)
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	defer closeEvents()
-
 	if o.temporal != "" {
 		for _, name := range []string{"runs-dir", "otlp-endpoint", "isolate"} {
 			if o.set[name] {
@@ -75,6 +70,11 @@ func (o *runOptions) run(e env) int {
 		if refused != nil {
 			return usageFail(e, "%v", refused)
 		}
+		events, closeEvents, err := openEvents(o.events, e)
+		if err != nil {
+			return usageFail(e, "%v", err)
+		}
+		defer closeEvents()
 		return runOnTemporal(in, &o.temporalFlags, e, events)
 	}
 
@@ -83,20 +83,11 @@ func (o *runOptions) run(e env) int {
 		// not wfrun: --isolate none (or a --request that says so) opts out.
 		in.Request.Isolate = engine.IsolateProcess
 	}
-	eng, closeProviders, err := newEngine(in, e, events, !in.ExplicitProvider, true)
-	if err != nil {
-		return printJSON(e, engine.FailedResult("", err), exitFailed)
-	}
-	defer closeProviders()
-	res, code := startAndWait(eng, in, e, events)
-	if code == exitInterrupted && res == nil {
-		return code // a second signal: exit at once
-	}
-	// The result first: closing waits for stragglers (a provider slow to
-	// honour its cancel), and the person at the shell should not.
-	code = printJSON(e, res, code)
-	shutDown(e, eng, nil, events)
-	return code
+	return foreground(in, &o.options, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
+		prepareRequest(eng, in, e)
+		in.Request.OnEvent = onEvent
+		return eng.Start(context.Background(), in.Request)
+	}, nil)
 }
 
 // failBeforeRun reports an error found before the engine was involved: a
@@ -104,7 +95,7 @@ func (o *runOptions) run(e env) int {
 func failBeforeRun(e env, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
-		return usageFail(e, "%s", ue.msg)
+		return usageFail(e, "%s", ue.Msg)
 	}
 	return printJSON(e, engine.FailedResult("", err), exitFailed)
 }
@@ -117,17 +108,11 @@ type sinks struct {
 
 // openEvents opens --events. The returned close function is always safe to call.
 func openEvents(path string, e env) (*sinks, func(), error) {
-	switch path {
-	case "":
-		return nil, func() {}, nil
-	case "-":
-		return &sinks{log: setup.NewEventLog(e.stderr), toStderr: true}, func() {}, nil
+	log, closeLog, err := setup.OpenEventLog(path, e.stderr)
+	if log == nil {
+		return nil, closeLog, err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--events: cannot create %s; name a file in a folder you can write, or - for stderr", setup.PathError(err))
-	}
-	return &sinks{log: setup.NewEventLog(f)}, func() { f.Close() }, nil
+	return &sinks{log: log, toStderr: path == "-"}, closeLog, nil
 }
 
 // newEngine builds the engine of in (setup.Open), its notices on stderr
@@ -155,7 +140,7 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 func openEngine(in *invocation, o *options, e env) (*engine.Engine, *sinks, func(), error) {
 	events, closeEvents, err := openEvents(o.events, e)
 	if err != nil {
-		return nil, nil, nil, usagef("%v", err)
+		return nil, nil, nil, err
 	}
 	eng, closeProviders, err := newEngine(in, e, events, !in.ExplicitProvider, true)
 	if err != nil {
@@ -185,28 +170,58 @@ func shutDown(e env, eng *engine.Engine, subs *subagent.Manager, events *sinks) 
 // closeEngine closes an engine, waiting a while for its goroutines.
 var closeEngine = setup.CloseEngine
 
+// newSubagents keeps the continuable sub-agents of wfrun mcp and wfrun agent.
+var newSubagents = tool.NewSubagents
+
+// closeSubagents ends the running turns and unloads every child (they are
+// ready for the next process); it comes before closeEngine, whose ledger
+// the children live in.
+func closeSubagents(m *subagent.Manager) error { return setup.CloseWithin("the sub-agents", m.Close) }
+
 // prepareRequest completes in's request with the CLI's convenience of meta
 // named after the file, and says on stderr what it did.
 func prepareRequest(eng *engine.Engine, in *invocation, e env) {
 	if setup.SupplyMeta(eng, &in.Request) {
-		notice(e, "%s has no meta; using %s (pass --meta to set your own)", in.ScriptFile, in.Request.Meta)
+		metaNotice(e, in)
 	}
 }
 
-// startAndWait starts the run and waits for it, cancelling it on the first
-// signal. It returns the result (nil after a second signal) and the exit status.
-func startAndWait(eng *engine.Engine, in *invocation, e env, s *sinks) (*engine.WorkflowResult, int) {
-	prepareRequest(eng, in, e)
-	return followRun(e, s, func(onEvent func(engine.Event)) (*engine.Run, error) {
-		in.Request.OnEvent = onEvent
-		return eng.Start(context.Background(), in.Request)
-	})
+// metaNotice says that in's script got the meta of its file.
+func metaNotice(e env, in *invocation) {
+	notice(e, "%s has no meta; using %s (pass --meta to set your own)", in.ScriptFile, in.Request.Meta)
 }
 
-// followRun starts a run with start (which must give the run onEvent as
-// its OnEvent, nil or not) and waits for it, showing the progress line on
-// a terminal and cancelling the run on the first signal. It returns the
-// result (nil after a second signal) and the exit status.
+// foreground is a run in the foreground (wfrun SCRIPT.js, resume, retry,
+// continue, ralph): it opens the engine of in, starts the run with start
+// (which must give the run onEvent as its OnEvent, nil or not) and
+// follows it, showing the progress line on a terminal and cancelling the
+// run on the first signal; a second one exits at once. Then it prints the
+// result, or what render (nil: the result itself) makes of it with the
+// exit status, and closes the engine.
+func foreground(in *invocation, o *options, e env, start func(*engine.Engine, func(engine.Event)) (*engine.Run, error), render func(engine.WorkflowResult, int) (any, int)) int {
+	eng, events, closeAll, err := openEngine(in, o, e)
+	if err != nil {
+		return failBeforeRun(e, err)
+	}
+	defer closeAll()
+	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) { return start(eng, onEvent) })
+	if res == nil {
+		return code // a second signal: exit at once
+	}
+	var out any = res
+	if render != nil {
+		out, code = render(*res, code)
+	}
+	// The result first: closing waits for stragglers (a provider slow to
+	// honour its cancel), and the person at the shell should not.
+	code = printJSON(e, out, code)
+	shutDown(e, eng, nil, events)
+	return code
+}
+
+// followRun starts a run with start and waits for it, with the progress
+// line and the signals of foreground. It returns the result (nil after a
+// second signal) and the exit status.
 func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.Run, error)) (*engine.WorkflowResult, int) {
 	prog := progressLine(e, s)
 	defer prog.Stop()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -193,11 +194,15 @@ func startTracing(opts trace.Options, b Build) (*trace.Tracer, func()) {
 
 // CloseEngine closes eng, waiting at most CloseTimeout for its
 // goroutines.
-func CloseEngine(eng *engine.Engine) error {
+func CloseEngine(eng *engine.Engine) error { return CloseWithin("the engine", eng.Close) }
+
+// CloseWithin calls close with a context that ends after CloseTimeout;
+// the error says that what did not shut down in time.
+func CloseWithin(what string, close func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
 	defer cancel()
-	if err := eng.Close(ctx); err != nil {
-		return fmt.Errorf("the engine did not shut down within %s: %w", CloseTimeout, err)
+	if err := close(ctx); err != nil {
+		return fmt.Errorf("%s did not shut down within %s: %w", what, CloseTimeout, err)
 	}
 	return nil
 }
@@ -237,6 +242,23 @@ func NewEventLog(w io.Writer) *EventLog {
 	return &EventLog{enc: enc}
 }
 
+// OpenEventLog opens the event log of path: none for "", one that writes
+// to w for "-", else one that writes to a file created at path. The close
+// function closes the file and is always safe to call.
+func OpenEventLog(path string, w io.Writer) (*EventLog, func(), error) {
+	switch path {
+	case "":
+		return nil, func() {}, nil
+	case "-":
+		return NewEventLog(w), func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, func() {}, inputErr("--events: cannot create %s; name a file in a folder you can write, or - for stderr", PathError(err))
+	}
+	return NewEventLog(f), func() { f.Close() }, nil
+}
+
 // Record is an engine event sink (engine.Config.Events).
 func (l *EventLog) Record(ev engine.Event) {
 	l.mu.Lock()
@@ -251,4 +273,63 @@ func (l *EventLog) Err() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
+}
+
+// ProviderInfo is one provider an engine knows and what it can do.
+type ProviderInfo struct {
+	Name         string                `json:"name"`
+	Capabilities agentapi.Capabilities `json:"capabilities"`
+}
+
+// ListProviders says which providers o configures, the engine's built-in
+// fake with them, sorted by name, and which one a request that names none
+// gets (wfrun providers). An error with a list is the engine that
+// did not close in time; the list is still right.
+func ListProviders(ctx context.Context, o Options) (def string, list []ProviderInfo, err error) {
+	set, err := Providers(ctx, o)
+	if err != nil {
+		return "", nil, err
+	}
+	defer set.Close()
+	var cfg engine.Config
+	set.Apply(&cfg)
+	eng, err := engine.New(cfg)
+	if err != nil {
+		return "", nil, err
+	}
+	list = []ProviderInfo{}
+	for _, name := range eng.Providers() {
+		p, _ := eng.Provider(name)
+		list = append(list, ProviderInfo{Name: name, Capabilities: p.Capabilities()})
+	}
+	return set.Default, list, CloseEngine(eng)
+}
+
+// Check runs every pre-check of inv's run and executes nothing, as wfrun
+// check does: on an engine that starts no tools and keeps no runs, with
+// the file's meta supplied when the script has none (supplied says so,
+// SupplyMeta). An engine that cannot be built is a failed result
+// (FailedCheck); err is only an engine that did not close in time, the
+// result still right.
+func Check(ctx context.Context, inv *Invocation, b Build) (res engine.CheckResult, supplied bool, err error) {
+	inv.RunsDir = ""
+	b.WithTools = false
+	eng, err := Open(ctx, inv, b)
+	if err != nil {
+		return FailedCheck(err), false, nil
+	}
+	defer eng.Stop()
+	supplied = SupplyMeta(eng.Engine, &inv.Request)
+	return eng.Check(inv.Request), supplied, CloseEngine(eng.Engine)
+}
+
+// FailedCheck renders an error found before the engine's checks (an
+// input that could not be read, a provider that cannot be built) as a
+// failed CheckResult, INTERNAL when err carries no code.
+func FailedCheck(err error) engine.CheckResult {
+	we, ok := wferr.As(err)
+	if !ok {
+		we = &engine.Error{Code: engine.CodeInternal, Message: err.Error()}
+	}
+	return engine.CheckResult{ErrorCode: we.Code, Error: we.Message, ErrorLine: we.Line, ErrorColumn: we.Column}
 }
