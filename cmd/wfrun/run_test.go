@@ -103,6 +103,7 @@ func TestMalformedContentIsAFailedPreCheckThatExitsOneWithJSON(t *testing.T) {
 	badRules := write("bad.rules.json", `{"rules":[{"match":"(","reply":"x"}]}`)
 	badRequest := write("bad.request.json", `{"script":"return 1","parnet":"typo"}`)
 	badArgs := write("bad.args.json", `{"topic":`)
+	twoRequests := write("two.request.json", `{"script":"return 1"} {"script":"return 2"}`)
 	cases := []struct {
 		name string
 		args []string
@@ -115,6 +116,7 @@ func TestMalformedContentIsAFailedPreCheckThatExitsOneWithJSON(t *testing.T) {
 		{"meta that differs from the script's", []string{"testdata/hello.js", "--meta", `{"name":"other","description":"d"}`}, engine.CodeMetaInvalid, "differ"},
 		{"rules with a bad regexp", []string{"testdata/hello.js", "--fake-rules", badRules}, engine.CodeInvalidRequest, "rule 1"},
 		{"request with an unknown field", []string{"--request", badRequest}, engine.CodeInvalidRequest, `unknown field "parnet"`},
+		{"request with text after it", []string{"--request", twoRequests}, engine.CodeInvalidRequest, "text after the JSON value"},
 		{"unknown provider", []string{"testdata/hello.js", "--provider", "nope"}, engine.CodeInvalidRequest, "nope"},
 	}
 	for _, tc := range cases {
