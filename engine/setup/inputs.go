@@ -61,9 +61,10 @@ type Inputs struct {
 	// ~/.claude/workflows; each must be a folder.
 	WorkflowsDirs []string
 
-	// Providers are the provider settings. Load fills its Provider,
-	// Personas, Models and Workspace from the fields below; Getenv
-	// reads the environment of every input (nil: os.Getenv).
+	// Providers are the provider settings. Load fills its Personas,
+	// Models and Workspace from the fields below, and Open its Provider
+	// and WithTools; Getenv reads the environment of every input (nil:
+	// os.Getenv).
 	Providers Options
 	// AgentsDirs are searched first for personas, before the
 	// workspace's .claude/agents and .wfrun/agents and ~/.claude/agents.
