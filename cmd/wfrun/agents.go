@@ -2,11 +2,10 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"os"
 
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine/listing"
+	"github.com/wfrun/wfrun/engine/setup"
 )
 
 // agentsCmd is `wfrun agents [--agents-dir DIR]... [--workspace DIR]
@@ -38,28 +37,12 @@ func agents(e env, dirs []string, workspace string, asJSON bool) int {
 
 // workspaceDir returns --workspace as given, or the current folder, after
 // checking that it is a folder.
-func workspaceDir(dir string) (string, error) {
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("cannot tell the current folder (%v); pass --workspace DIR", err)
-		}
-		return wd, nil
-	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return "", fmt.Errorf("--workspace %s is not a folder; name the folder the sub-agents work in", dir)
-	}
-	return dir, nil
-}
+var workspaceDir = setup.WorkspaceDir
 
 // loadPersonas loads the personas of --agents-dir, the workspace's
 // .claude/agents and .wfrun/agents, and ~/.claude/agents, in that order.
 func loadPersonas(dirs []string, workspace string, e env) (*persona.Set, error) {
-	ws, err := workspaceDir(workspace)
-	if err != nil {
-		return nil, err
-	}
-	return persona.Load(persona.SearchDirs(dirs, ws, e.getenv("HOME"))), nil
+	return setup.LoadPersonas(dirs, workspace, e.getenv)
 }
 
 // listingOptions are the flags of a listing command (agents, workflows):

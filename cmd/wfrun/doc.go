@@ -45,9 +45,13 @@
 // command does not take is unknown to it, and the refusal names the
 // commands that take it.
 //
+// The command line only fills engine/setup's Inputs from its flags
+// (inputsOf, request.go): reading the script, the request, args and meta,
+// the providers and the engine is engine/setup's, so that an embedder gets
+// the same; waiting for a run while signals come is internal/interrupt's.
 // mcp, agent, ui and worker reuse the run's flags, provider setup and
-// engine (loadToolInvocation and serveUntilSignal in serve.go, newEngine in
-// run.go); the MCP server itself is engine/mcpserver. Every command that
+// engine (loadToolInvocation and newEngine); the MCP server itself is
+// engine/mcpserver. Every command that
 // runs something keeps its runs in --runs-dir ($WFRUN_RUNS_DIR,
 // .wfrun/runs); resume, retry, continue and ralph run in the foreground like
 // a script (resume.go, ralph.go), and runs, show, stop and note read or

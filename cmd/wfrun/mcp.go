@@ -75,7 +75,7 @@ func (o *mcpOptions) run(e env) int {
 		_ = closeEngine(eng)
 		return exitFailed
 	}
-	opts := mcpserver.Options{Version: version(), Personas: toolPersonas(in.personas), Subagents: subs}
+	opts := mcpserver.Options{Version: version(), Personas: toolPersonas(in.Providers.Personas), Subagents: subs}
 	if o.httpAddr == "" {
 		// One session per process: a fixed owner lets the next process
 		// (the client restarted the server) see and resume the runs.

@@ -3,40 +3,15 @@ package main
 import (
 	"context"
 	"flag"
-	"time"
+	"os"
 
-	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/interrupt"
 )
 
 // The commands that serve models rather than run one script (wfrun mcp,
 // wfrun agent) share how they are configured: the provider flags as for
 // wfrun itself, and the limit flags as the engine's defaults for every run
 // the models start.
-
-// loadToolInvocation reads the flags of wfrun mcp and wfrun agent: there
-// is no script, and --max-agents, --concurrency, --timeout,
-// --agent-timeout and --budget-tokens become the engine's defaults.
-func loadToolInvocation(o *options, e env) (*invocation, error) {
-	in, err := readInvocation(o, e, applyRequestFlags, readFakeRules, readWorkflowsDir)
-	if err != nil {
-		return nil, err
-	}
-	req := in.req
-	in.engineConfig = func(cfg *engine.Config) {
-		if req.SubagentProvider != "" {
-			cfg.DefaultProvider = req.SubagentProvider
-		}
-		cfg.MaxTotalAgents = req.MaxTotalAgents
-		cfg.Concurrency = req.Concurrency
-		cfg.BudgetTokens = req.BudgetTokens
-		cfg.MaxMemory = req.MaxMemoryBytes
-		cfg.MaxRunFolder = req.MaxRunFolderBytes
-		cfg.Isolate = req.Isolate
-		cfg.RunTimeout = time.Duration(req.TimeoutMs) * time.Millisecond
-		cfg.AgentTimeout = time.Duration(req.AgentTimeoutMs) * time.Millisecond
-	}
-	return in, nil
-}
 
 // bindTools binds the flags of the commands that serve models or run
 // scripts in the foreground without a script of their own (mcp, agent,
@@ -69,22 +44,16 @@ func authToken(token string, e env) string {
 // caller exits at once, closing nothing more. A server error for which
 // quiet is false is noticed as "<what> stopped: …" and exits 1.
 func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string, quiet func(error) bool) (code int, finished bool) {
-	code = exitCompleted
-	for {
-		select {
-		case err := <-served:
-			if err != nil && code == exitCompleted && !quiet(err) {
-				notice(e, "%s stopped: %v", what, err)
-				code = exitFailed
-			}
-			return code, true
-		case sig := <-e.signals:
-			if code == exitInterrupted {
-				notice(e, "second %s: exiting without waiting for the runs", signalName(sig))
-				return exitInterrupted, false
-			}
-			code = exitInterrupted
-			cancel()
-		}
+	out := interrupt.Wait(served, e.signals, func(os.Signal) { cancel() })
+	switch {
+	case out.Abandoned != nil:
+		notice(e, "second %s: exiting without waiting for the runs", signalName(out.Abandoned))
+		return exitInterrupted, false
+	case out.Interrupted != nil:
+		return exitInterrupted, true
+	case out.Value != nil && !quiet(out.Value):
+		notice(e, "%s stopped: %v", what, out.Value)
+		return exitFailed, true
 	}
+	return exitCompleted, true
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
 	"github.com/wfrun/wfrun/internal/human"
+	"github.com/wfrun/wfrun/internal/interrupt"
 )
 
 // The commands and flags of runs on Temporal (docs/scale-out.md): wfrun
@@ -176,7 +177,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	}
 	defer c.Close()
 	prepareRequest(eng, in, e)
-	run, err := wftemporal.NewClient(c, eng, temporalOptions(o)).Start(context.Background(), in.req)
+	run, err := wftemporal.NewClient(c, eng, temporalOptions(o)).Start(context.Background(), in.Request)
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
@@ -185,7 +186,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	defer prog.Stop()
 	onEvent := func(ev engine.Event) {
 		if s != nil {
-			s.log.record(ev)
+			s.log.Record(ev)
 		}
 		if prog != nil {
 			prog.Record(ev)
@@ -195,35 +196,26 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 		res engine.WorkflowResult
 		err error
 	}
-	done := make(chan settled, 1)
-	go func() {
+	out := interrupt.Wait(interrupt.Go(func() settled {
 		res, err := run.Wait(context.Background(), onEvent)
-		done <- settled{res, err}
-	}()
-	interrupted := false
-	for {
-		select {
-		case st := <-done:
-			prog.Stop()
-			res := st.res
-			if st.err != nil {
-				res = engine.FailedResult(run.ID(), st.err)
-			}
-			return printJSON(e, res, exitStatus(res, interrupted))
-		case sig := <-e.signals:
-			if interrupted {
-				prog.Stop()
-				notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", signalName(sig))
-				return exitInterrupted
-			}
-			interrupted = true
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			if err := run.Cancel(ctx); err != nil {
-				notice(e, "%v", err)
-			}
-			cancel()
+		return settled{res, err}
+	}), e.signals, func(os.Signal) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := run.Cancel(ctx); err != nil {
+			notice(e, "%v", err)
 		}
+	})
+	prog.Stop()
+	if out.Abandoned != nil {
+		notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", signalName(out.Abandoned))
+		return exitInterrupted
 	}
+	res := out.Value.res
+	if out.Value.err != nil {
+		res = engine.FailedResult(run.ID(), out.Value.err)
+	}
+	return printJSON(e, res, exitStatus(res, out.Interrupted != nil))
 }
 
 // workerCmd is `wfrun worker --temporal HOST:PORT [--task-queue Q]
@@ -270,7 +262,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 	// --events goes to the worker, not the engine: the worker logs a run's
 	// events when it first executes them, never again while it replays a
 	// history.
-	eng, closeProviders, err := newEngine(in, e, nil, !in.explicitProvider, true)
+	eng, closeProviders, err := newEngine(in, e, nil, !in.ExplicitProvider, true)
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
@@ -292,7 +284,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 	opts := temporalOptions(&o.temporalFlags)
 	opts.MaxConcurrentAgents = o.maxConcurrentAgents
 	if events != nil {
-		opts.Events = events.log.record
+		opts.Events = events.log.Record
 	}
 	w := wftemporal.NewWorker(c, eng, opts)
 	if err := w.Start(); err != nil {
