@@ -105,44 +105,44 @@ func readInvocation(o *options, e env, steps ...func(*invocation, *options, *std
 // endpoint and files, the personas (--agents-dir, the workspace's folders,
 // ~/.claude/agents), the workspace and sandbox, and --model-map.
 func providerFlagsOf(o *options, e env) (providerFlags, error) {
-	pf := providerFlags{model: o.model, baseURL: o.baseURL, mcpConfig: o.mcpConfig,
-		commandSpec: o.commandSpec, transcripts: o.transcripts, prices: o.prices,
-		acpAgents: o.acpAgents, acpConfig: o.acpConfig}
-	for _, a := range o.acpAgents {
+	pf := providerFlags{model: o.Model, baseURL: o.BaseURL, mcpConfig: o.MCPConfig,
+		commandSpec: o.CommandSpec, transcripts: o.Transcripts, prices: o.Prices,
+		acpAgents: o.ACPAgents, acpConfig: o.ACPConfig}
+	for _, a := range o.ACPAgents {
 		if _, _, err := acp.ParseAgentFlag(a); err != nil {
 			return pf, usagef("%v", err)
 		}
 	}
-	set, err := loadPersonas(o.agentsDirs, o.workspace, e)
+	set, err := loadPersonas(o.AgentsDirs, o.Workspace, e)
 	if err != nil {
 		return pf, usagef("%v", err)
 	}
 	pf.personas = set
 	mode := workspace.WorkspaceWrite
-	if o.sandbox != "" {
-		if mode, err = workspace.ParseMode(o.sandbox); err != nil {
+	if o.Sandbox != "" {
+		if mode, err = workspace.ParseMode(o.Sandbox); err != nil {
 			return pf, usagef("--sandbox: %v", err)
 		}
 	}
-	ws, err := workspaceDir(o.workspace)
+	ws, err := workspaceDir(o.Workspace)
 	if err != nil {
 		return pf, usagef("%v", err)
 	}
 	// wfrun's state folder holds every run's journal key: no sandboxed
 	// command may read it, whatever --sandbox-hide says.
-	hide := slices.Clone(o.sandboxHide)
+	hide := slices.Clone(o.SandboxHide)
 	if state, err := statedir.Dir(e.getenv); err == nil {
 		hide = append(hide, state)
 	}
-	pf.workspace = workspace.Config{Root: ws, Mode: mode, Network: o.sandboxNetwork,
-		Hide: hide, LandlockOnly: o.landlockOnly}
-	if o.modelMap == "" {
+	pf.workspace = workspace.Config{Root: ws, Mode: mode, Network: o.SandboxNetwork,
+		Hide: hide, LandlockOnly: o.LandlockOnly}
+	if o.ModelMap == "" {
 		return pf, nil
 	}
-	if file, ok := strings.CutPrefix(o.modelMap, "@"); ok {
+	if file, ok := strings.CutPrefix(o.ModelMap, "@"); ok {
 		pf.models, err = modelmap.Load(file)
 	} else {
-		pf.models, err = modelmap.ParseFlag(o.modelMap)
+		pf.models, err = modelmap.ParseFlag(o.ModelMap)
 	}
 	if err != nil {
 		return pf, usagef("--model-map: %v", err)
@@ -243,8 +243,8 @@ func readInputs(in *invocation, o *options, stdin *stdinGuard) error {
 
 // applyRequestFlags lets the flags that name request fields override them.
 func applyRequestFlags(in *invocation, o *options, _ *stdinGuard) error {
-	if o.provider != "" {
-		in.req.SubagentProvider = o.provider
+	if o.Provider != "" {
+		in.req.SubagentProvider = o.Provider
 	}
 	in.explicitProvider = in.req.SubagentProvider != ""
 	if o.parent != "" {
@@ -253,49 +253,26 @@ func applyRequestFlags(in *invocation, o *options, _ *stdinGuard) error {
 	if in.req.Parent == "" {
 		in.req.Parent = defaultParent
 	}
-	if o.model != "" {
-		in.req.Model = o.model
+	if o.Model != "" {
+		in.req.Model = o.Model
 	}
-	if o.maxAgentsN > 0 {
-		in.req.MaxTotalAgents = o.maxAgentsN
-	}
-	if o.concurrencyN > 0 {
-		in.req.Concurrency = o.concurrencyN
-	}
-	if o.budgetTokensN > 0 {
-		in.req.BudgetTokens = o.budgetTokensN
-	}
-	if o.maxMemoryN > 0 {
-		in.req.MaxMemoryBytes = o.maxMemoryN
-	}
-	if o.maxRunFolderN > 0 {
-		in.req.MaxRunFolderBytes = o.maxRunFolderN
-	}
-	if o.isolate != "" {
-		in.req.Isolate = engine.Isolation(o.isolate)
-	}
-	if o.timeoutD > 0 {
-		in.req.TimeoutMs = millis(o.timeoutD)
-	}
-	if o.agentTimeoutD > 0 {
-		in.req.AgentTimeoutMs = millis(o.agentTimeoutD)
-	}
+	o.limitFlags.Apply(&in.req)
 	return nil
 }
 
 // readFakeRules reads --fake-rules, which also selects the fake provider
 // when nothing else names one.
 func readFakeRules(in *invocation, o *options, stdin *stdinGuard) error {
-	if o.fakeRules == "" {
+	if o.FakeRules == "" {
 		return nil
 	}
-	data, err := stdin.readFile(o.fakeRules, "--fake-rules")
+	data, err := stdin.readFile(o.FakeRules, "--fake-rules")
 	if err != nil {
 		return err
 	}
 	rules, err := fake.Parse(data)
 	if err != nil {
-		return precheck(engine.CodeInvalidRequest, "--fake-rules %s: %v", o.fakeRules, err)
+		return precheck(engine.CodeInvalidRequest, "--fake-rules %s: %v", o.FakeRules, err)
 	}
 	in.fakeRules = rules
 	if in.req.SubagentProvider == "" {
@@ -309,7 +286,7 @@ func readFakeRules(in *invocation, o *options, stdin *stdinGuard) error {
 
 // readWorkflowsDir checks that every --workflows-dir is a folder.
 func readWorkflowsDir(in *invocation, o *options, _ *stdinGuard) error {
-	for _, dir := range o.workflowsDirs {
+	for _, dir := range o.WorkflowsDirs {
 		st, err := os.Stat(dir)
 		if err != nil {
 			return usagef("--workflows-dir: %v; name an existing folder of saved NAME.js workflows", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wfrun/wfrun/engine"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
+	"github.com/wfrun/wfrun/internal/flagvalue"
 	"github.com/wfrun/wfrun/internal/human"
 )
 
@@ -83,7 +84,7 @@ func (f *temporalFlags) resolve(set map[string]bool) error {
 func (c *connFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.address, "address", "", "the frontend at `HOST:PORT`: the same as --temporal")
 	fs.StringVar(&c.apiKey, "api-key", "", "sent as a bearer `KEY` on every call; turns TLS on unless --tls=false")
-	fs.Var((*boolText)(&c.tls), "tls", "TLS to the frontend (--tls=false: none), with the system's roots unless --tls-ca-path")
+	fs.Var((*flagvalue.BoolText)(&c.tls), "tls", "TLS to the frontend (--tls=false: none), with the system's roots unless --tls-ca-path")
 	fs.StringVar(&c.tlsCert, "tls-cert-path", "", "the client certificate `FILE` of mutual TLS, with --tls-key-path")
 	fs.StringVar(&c.tlsKey, "tls-key-path", "", "the client key `FILE` of mutual TLS")
 	fs.StringVar(&c.tlsCA, "tls-ca-path", "", "the authority `FILE` the server's certificate must chain to")
@@ -91,15 +92,6 @@ func (c *connFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&c.profile, "profile", "", "the temporal.toml profile, by `NAME`; alone it means --temporal config")
 	fs.StringVar(&c.configFile, "config-file", "", "the `FILE` of the profiles; alone it means --temporal config")
 }
-
-// boolText is a flag that may be given alone (--tls, meaning true) or
-// with a value (--tls=false), as the Temporal CLI's --tls; it keeps the
-// text, "" when not given.
-type boolText string
-
-func (b *boolText) String() string     { return string(*b) }
-func (b *boolText) Set(v string) error { *b = boolText(v); return nil }
-func (b *boolText) IsBoolFlag() bool   { return true }
 
 // given says whether any connection flag was given.
 func (c *connFlags) given() bool {
@@ -232,8 +224,8 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 // again by another worker).
 func workerCmd(fs *flag.FlagSet) runFunc {
 	o := &workerOptions{}
-	o.agentFlags.bind(fs)
-	o.limitFlags.bind(fs)
+	o.agentFlags.Bind(fs)
+	o.limitFlags.Bind(fs)
 	bindEvents(fs, &o.events)
 	bindOTLP(fs, &o.otlpEndpoint)
 	o.temporalFlags.bind(fs)

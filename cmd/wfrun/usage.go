@@ -68,8 +68,8 @@ type section struct {
 func sections() []section {
 	return []section{
 		{"Input", func(fs *flag.FlagSet) { new(inputFlags).bind(fs) }},
-		{"Sub-agents", func(fs *flag.FlagSet) { new(agentFlags).bind(fs) }},
-		{"Limits (on mcp, agent, ui and worker: the defaults of every run)", func(fs *flag.FlagSet) { new(limitFlags).bind(fs) }},
+		{"Sub-agents", func(fs *flag.FlagSet) { new(agentFlags).Bind(fs) }},
+		{"Limits (on mcp, agent, ui and worker: the defaults of every run)", func(fs *flag.FlagSet) { new(limitFlags).Bind(fs) }},
 		{"Output", func(fs *flag.FlagSet) { bindEvents(fs, new(string)); bindOTLP(fs, new(string)) }},
 		{"Runs folder (resume, retry and continue replay what it journaled)", func(fs *flag.FlagSet) { bindRunsDir(fs, new(string)) }},
 		{"Temporal", func(fs *flag.FlagSet) { new(temporalFlags).bind(fs) }},

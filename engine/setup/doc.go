@@ -32,8 +32,10 @@
 //
 // # What it must never do
 //
-// It reads no flags and parses no command line: the caller fills Options
-// (cmd/wfrun from its flags). It never writes to stdout or stderr: the
+// It parses no command line: Flags.Bind defines the sub-agent flags, with
+// their help, on the caller's flag.FlagSet, so that a program with a flag
+// set takes the same flags as wfrun; the caller parses them and fills
+// Options (cmd/wfrun from its flags). It never writes to stdout or stderr: the
 // default's notice is returned for the caller to show or not. It starts
 // no run and holds no engine. Its errors carry a code (INVALID_REQUEST for
 // a setting that is wrong, AGENT_START for a provider that cannot start)
