@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"flag"
 	"runtime/debug"
 	"strings"
@@ -9,46 +10,16 @@ import (
 
 // The help is generated from the command table and the commands' flag
 // sets (golden file: testdata/help.golden); only the paragraphs around
-// them are written here.
+// them are written by hand, in help/.
 
-const intro = `wfrun runs JavaScript workflow scripts: a script hands tasks to sub-agents
-with agent(), fans out with parallel() and pipeline(), and returns one JSON
-value, which wfrun prints as the run's result.
-`
-
-const flagsNote = `Flags may come before or after SCRIPT.js; "--" ends them. SCRIPT.js may be
-- to read the script from stdin. A flag's value may follow it (--timeout 5m) or
-an equals sign (--timeout=5m). stdout carries only the result: on a terminal,
-stderr shows a live progress line (phase, agents, tokens, elapsed time) unless
---events - writes there. A flag a command does not take is refused, with the
-commands that take it.
-`
-
-const exitAndExamples = `Exit status:
-  0    the run completed (check: every pre-check passed)
-  1    the run failed or a pre-check failed; the JSON result says why in
-       errorCode and error (and errorLine for a script error)
-  2    bad invocation: unknown flag, missing script, unreadable file; a message
-       on stderr and no JSON
-  130  cancelled by SIGINT or SIGTERM; the JSON result is still printed, with
-       every running agent cancelled. A second signal exits at once.
-
-Examples:
-  wfrun research.js --args '{"topic":"vector databases"}'
-  wfrun audit.js --fake-rules audit.rules.json --events events.jsonl
-  wfrun notes.js --meta @meta.json --args @args.json --timeout 10m
-  wfrun check research.js --meta '{"name":"research","description":"…"}'
-  wfrun --request request.json --provider fake
-  wfrun mcp --http 127.0.0.1:8765
-  wfrun agent "Review docs/ for stale examples" --print-script
-  wfrun runs --status failed
-  wfrun ui --addr 127.0.0.1:7777
-  wfrun resume wf_3f2a9c0d1e4b5a67 --budget-tokens 400000
-  wfrun ralph "Make go test ./... pass" --max-rounds 20 --workspace ~/src/app
-  wfrun temporal dev --port 7233 --db .wfrun/temporal.db
-  wfrun worker --temporal 127.0.0.1:7233 --provider openai
-  wfrun research.js --temporal 127.0.0.1:7233 --args '{"topic":"CRDTs"}'
-`
+var (
+	//go:embed help/intro.txt
+	intro string
+	//go:embed help/flags.txt
+	flagsNote string
+	//go:embed help/exit.txt
+	exitAndExamples string
+)
 
 // Columns of the help: where a command's summary and a flag's text start,
 // and the width they wrap at.
