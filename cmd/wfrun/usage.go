@@ -5,7 +5,9 @@ import (
 	"flag"
 	"runtime/debug"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/wfrun/wfrun/internal/flagvalue"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // The help is generated from the command table and the commands' flag
@@ -21,13 +23,15 @@ var (
 	exitAndExamples string
 )
 
-// Columns of the help: where a command's summary and a flag's text start,
-// and the width they wrap at.
+// Columns of the help: where a command's summary starts, and the width
+// prose wraps at (a flag's text starts at flagvalue.FlagColumn).
 const (
 	summaryColumn = 34
-	flagColumn    = 25
-	helpWidth     = 80
+	helpWidth     = flagvalue.Width
 )
+
+// writeFlag and writeHanging lay the help out in its columns.
+var writeFlag, writeHanging = flagvalue.WriteFlag, flagvalue.WriteHanging
 
 // section is a group of flags that several commands share, titled in the
 // help; bind binds them onto a flag set of the help's own.
@@ -112,7 +116,7 @@ func usage() string {
 		})
 	}
 	for _, f := range own {
-		writeFlag(&b, f, "wfrun "+andList(owners[f.Name+"\x00"+f.Usage])+": ")
+		writeFlag(&b, f, "wfrun "+human.And(owners[f.Name+"\x00"+f.Usage])+": ")
 	}
 	b.WriteString("\n" + exitAndExamples)
 	return b.String()
@@ -157,53 +161,6 @@ func shortUsage() string {
 	}
 	b.WriteString("Run 'wfrun --help' for the flags, examples and exit codes.\n")
 	return b.String()
-}
-
-// writeFlag writes f as --name VALUE and its text, after prefix.
-func writeFlag(b *strings.Builder, f *flag.Flag, prefix string) {
-	value, text := flag.UnquoteUsage(f)
-	if value == "value" {
-		value = "VALUE"
-	}
-	head := "  --" + f.Name
-	if value != "" {
-		head += " " + value
-	}
-	writeHanging(b, head, flagColumn, prefix+text)
-}
-
-// writeHanging writes head, then text from column col, wrapped at
-// helpWidth; a head too wide for the column gets a line of its own. A line
-// of text that starts with two spaces is an example, kept as written.
-func writeHanging(b *strings.Builder, head string, col int, text string) {
-	line := head
-	if utf8.RuneCountInString(head) > col-2 && head != "" {
-		b.WriteString(head + "\n")
-		line = ""
-	}
-	for _, para := range strings.Split(text, "\n") {
-		if strings.HasPrefix(para, "  ") {
-			b.WriteString(padTo(line, col) + para + "\n")
-			line = ""
-			continue
-		}
-		words := strings.Fields(para)
-		for len(words) > 0 {
-			out := padTo(line, col) + words[0]
-			words = words[1:]
-			for len(words) > 0 && utf8.RuneCountInString(out)+1+utf8.RuneCountInString(words[0]) <= helpWidth {
-				out += " " + words[0]
-				words = words[1:]
-			}
-			b.WriteString(out + "\n")
-			line = ""
-		}
-	}
-}
-
-// padTo pads s with spaces to n columns.
-func padTo(s string, n int) string {
-	return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s)))
 }
 
 // version is the module version and VCS revision the binary was built from.
