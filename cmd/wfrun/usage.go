@@ -33,34 +33,22 @@ const (
 // writeFlag and writeHanging lay the help out in its columns.
 var writeFlag, writeHanging = flagvalue.WriteFlag, flagvalue.WriteHanging
 
-// section is a group of flags that several commands share, titled in the
-// help; bind binds them onto a flag set of the help's own.
-type section struct {
-	title string
-	bind  func(fs *flag.FlagSet)
-}
-
-func sections() []section {
-	return []section{
-		{"Input", func(fs *flag.FlagSet) { new(inputFlags).bind(fs) }},
-		{"Sub-agents", func(fs *flag.FlagSet) { new(agentFlags).Bind(fs) }},
-		{"Limits (on mcp, agent, ui and worker: the defaults of every run)", func(fs *flag.FlagSet) { new(limitFlags).Bind(fs) }},
-		{"Output", func(fs *flag.FlagSet) { bindEvents(fs, new(string)); bindOTLP(fs, new(string)) }},
-		{"Runs folder (resume, retry and continue replay what it journaled)", func(fs *flag.FlagSet) { bindRunsDir(fs, new(string)) }},
-		{"Temporal", func(fs *flag.FlagSet) { new(temporalFlags).bind(fs) }},
+// sections are the groups of flags that several commands share, each a
+// flag set of the help's own, named by its title in the help.
+func sections() []*flag.FlagSet {
+	section := func(title string, bind func(fs *flag.FlagSet)) *flag.FlagSet {
+		fs := flag.NewFlagSet(title, flag.ContinueOnError)
+		bind(fs)
+		return fs
 	}
-}
-
-// sectionFlags returns, by title, the flags of every section.
-func sectionFlags() (titles []string, flags map[string]*flag.FlagSet) {
-	flags = map[string]*flag.FlagSet{}
-	for _, s := range sections() {
-		fs := flag.NewFlagSet(s.title, flag.ContinueOnError)
-		s.bind(fs)
-		titles = append(titles, s.title)
-		flags[s.title] = fs
+	return []*flag.FlagSet{
+		section("Input", new(inputFlags).bind),
+		section("Sub-agents", new(agentFlags).Bind),
+		section("Limits (on mcp, agent, ui and worker: the defaults of every run)", new(limitFlags).Bind),
+		section("Output", func(fs *flag.FlagSet) { bindEvents(fs, new(string)); bindOTLP(fs, new(string)) }),
+		section("Runs folder (resume, retry and continue replay what it journaled)", func(fs *flag.FlagSet) { bindRunsDir(fs, new(string)) }),
+		section("Temporal", new(temporalFlags).bind),
 	}
-	return titles, flags
 }
 
 // inSection reports whether f is one of the section's flags, with the same
@@ -85,10 +73,10 @@ func usage() string {
 	}
 	writeHanging(&b, "  wfrun COMMAND --help", summaryColumn, "the flags of one command")
 	b.WriteString("  wfrun --help | --version\n\n" + flagsNote)
-	titles, shared := sectionFlags()
-	for _, title := range titles {
-		b.WriteString("\n" + title + ":\n")
-		shared[title].VisitAll(func(f *flag.Flag) { writeFlag(&b, f, "") })
+	shared := sections()
+	for _, s := range shared {
+		b.WriteString("\n" + s.Name() + ":\n")
+		s.VisitAll(func(f *flag.Flag) { writeFlag(&b, f, "") })
 	}
 	// The flags of one command or a few, each once, named after them.
 	b.WriteString("\nFlags of one command:\n")
@@ -103,8 +91,8 @@ func usage() string {
 			if f.Name == "version" {
 				return // on the usage line
 			}
-			for _, title := range titles {
-				if inSection(shared[title], f) {
+			for _, s := range shared {
+				if inSection(s, f) {
 					return
 				}
 			}
@@ -129,12 +117,14 @@ func (c command) usage() string {
 	b.WriteString("usage: wfrun " + c.use + "\n\n")
 	writeHanging(&b, "", 0, c.summary)
 	fs, _ := c.flagSet()
-	titles, shared := sectionFlags()
 	printed := map[string]bool{}
-	for _, title := range append(titles, "Flags") {
-		first := true
+	for _, s := range append(sections(), nil) { // nil: the flags of no section
+		title, first := "Flags", true
+		if s != nil {
+			title = s.Name()
+		}
 		fs.VisitAll(func(f *flag.Flag) {
-			if printed[f.Name] || (title != "Flags" && !inSection(shared[title], f)) {
+			if printed[f.Name] || (s != nil && !inSection(s, f)) {
 				return
 			}
 			if first {
