@@ -10,8 +10,10 @@ import (
 )
 
 // The flag groups that several commands share, each bound onto a command's
-// flag set by a small function, so that a flag means and says the same
-// everywhere it is taken. Every value is checked as it is parsed, so that a
+// flag set by one function, so that a flag means and says the same
+// everywhere it is taken. The groups that configure a package are bound by
+// that package, so that an embedder with a flag set takes the same flags.
+// Every value is checked as it is parsed (internal/flagvalue), so that a
 // bad one is a sentence of ours rather than the flag package's. A help text
 // names its value in backquotes (flag.UnquoteUsage); usage.go wraps it.
 
@@ -67,7 +69,6 @@ var (
 	bindSandboxNetwork = setup.BindSandboxNetwork
 	bindLandlockOnly   = setup.BindLandlockOnly
 	text               = flagvalue.Text
-	list               = flagvalue.List
 	count              = flagvalue.Count[int]
 	given              = flagvalue.Given
 )
