@@ -93,8 +93,8 @@ func (o *agentOptions) task(e env) (string, int) {
 	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
 		return "", usageFail(e, `agent takes one task, in quotes: wfrun agent "Review the three open pull requests"`)
 	}
-	if o.isolate == "" {
-		o.isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
+	if o.Isolate == "" {
+		o.Isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
 	}
 	return o.positional[0], exitCompleted
 }

@@ -15,8 +15,8 @@ import (
 func checkCmd(fs *flag.FlagSet) runFunc {
 	o := &options{}
 	o.inputFlags.bind(fs)
-	o.agentFlags.bind(fs)
-	o.limitFlags.bind(fs)
+	o.agentFlags.Bind(fs)
+	o.limitFlags.Bind(fs)
 	return func(e env, positional []string) int {
 		o.positional = positional
 		return check(o, e)

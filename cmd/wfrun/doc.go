@@ -40,8 +40,10 @@
 // (generated from the table and the flag sets, usage.go), the hint after a
 // word that is neither a command nor a script, and a test of this comment
 // read it. Each command binds its own options struct; the groups of flags
-// that several share (input, sub-agents and sandbox, limits, output, runs
-// folder, Temporal) are bound by small functions (flags.go), so a flag a
+// that several share are bound, with their help, by the packages they
+// configure (engine/setup's sub-agent and sandbox flags, engine's limits,
+// engine/temporal's connection, checked by internal/flagvalue) or by
+// small functions (flags.go), so a flag a
 // command does not take is unknown to it, and the refusal names the
 // commands that take it.
 //

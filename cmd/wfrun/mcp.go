@@ -55,10 +55,10 @@ func (o *mcpOptions) run(e env) int {
 			return usageFail(e, "%v", err)
 		}
 	}
-	if o.isolate == "" {
+	if o.Isolate == "" {
 		// A server runs scripts for many parents: one that crashes or
 		// exhausts its VM must not take the others down with it.
-		o.isolate = "process"
+		o.Isolate = "process"
 	}
 	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {

@@ -35,8 +35,8 @@ func (o *ralphOptions) run(e env) int {
 	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
 		return usageFail(e, `ralph takes one objective, in quotes: wfrun ralph "Make go test ./... pass" [--max-rounds N]`)
 	}
-	if o.isolate == "" {
-		o.isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
+	if o.Isolate == "" {
+		o.Isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
 	}
 	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {

@@ -34,17 +34,16 @@ var requestFields = setup.RequestFields
 
 // inputsOf are the setup Inputs of the flags in o and of e.
 func inputsOf(o *options, e env) setup.Inputs {
+	fields := engine.WorkflowStartRequest{SubagentProvider: o.Provider, Parent: o.parent, Model: o.Model}
+	o.limitFlags.Apply(&fields)
 	return setup.Inputs{Request: o.request, Args: o.args, Meta: o.meta,
-		Fields: engine.WorkflowStartRequest{SubagentProvider: o.provider, Parent: o.parent, Model: o.model,
-			MaxTotalAgents: o.maxAgentsN, Concurrency: o.concurrencyN, BudgetTokens: o.budgetTokensN,
-			MaxMemoryBytes: o.maxMemoryN, MaxRunFolderBytes: o.maxRunFolderN, Isolate: engine.Isolation(o.isolate),
-			TimeoutMs: millis(o.timeoutD), AgentTimeoutMs: millis(o.agentTimeoutD)},
-		DefaultParent: defaultParent, FakeRules: o.fakeRules, WorkflowsDirs: o.workflowsDirs,
-		Providers: setup.Options{Model: o.model, BaseURL: o.baseURL, MCPConfig: o.mcpConfig,
-			CommandSpec: o.commandSpec, ACPAgents: o.acpAgents, ACPConfig: o.acpConfig,
-			Transcripts: o.transcripts, Prices: o.prices, Getenv: e.getenv},
-		AgentsDirs: o.agentsDirs, Workspace: o.workspace, Sandbox: o.sandbox, SandboxNetwork: o.sandboxNetwork,
-		SandboxHide: o.sandboxHide, LandlockOnly: o.landlockOnly, ModelMap: o.modelMap,
+		Fields:        fields,
+		DefaultParent: defaultParent, FakeRules: o.FakeRules, WorkflowsDirs: o.WorkflowsDirs,
+		Providers: setup.Options{Model: o.Model, BaseURL: o.BaseURL, MCPConfig: o.MCPConfig,
+			CommandSpec: o.CommandSpec, ACPAgents: o.ACPAgents, ACPConfig: o.ACPConfig,
+			Transcripts: o.Transcripts, Prices: o.Prices, Getenv: e.getenv},
+		AgentsDirs: o.AgentsDirs, Workspace: o.Workspace, Sandbox: o.Sandbox, SandboxNetwork: o.SandboxNetwork,
+		SandboxHide: o.SandboxHide, LandlockOnly: o.LandlockOnly, ModelMap: o.ModelMap,
 		OTLPEndpoint: o.otlpEndpoint, Version: version(), RunsDir: o.runsDir, Stdin: e.stdin, Hint: commandsHint}
 }
 

@@ -25,8 +25,8 @@ type runOptions struct {
 func runCmd(fs *flag.FlagSet) runFunc {
 	o := &runOptions{}
 	o.inputFlags.bind(fs)
-	o.agentFlags.bind(fs)
-	o.limitFlags.bind(fs)
+	o.agentFlags.Bind(fs)
+	o.limitFlags.Bind(fs)
 	bindEvents(fs, &o.events)
 	bindOTLP(fs, &o.otlpEndpoint)
 	bindRunsDir(fs, &o.runsDir)
@@ -60,7 +60,7 @@ func (o *runOptions) run(e env) int {
 		// The flags that configure what runs the agents, or what
 		// workflow() finds, are each worker's on Temporal.
 		workers := flag.NewFlagSet("", flag.ContinueOnError)
-		new(agentFlags).bind(workers)
+		new(agentFlags).Bind(workers)
 		var refused error
 		workers.VisitAll(func(f *flag.Flag) {
 			if o.set[f.Name] && f.Name != "provider" && f.Name != "model" && refused == nil {

@@ -18,8 +18,8 @@ import (
 // ralph, resume, retry, continue): the sub-agent, limit, output and
 // runs-folder flags.
 func (o *options) bindTools(fs *flag.FlagSet) {
-	o.agentFlags.bind(fs)
-	o.limitFlags.bind(fs)
+	o.agentFlags.Bind(fs)
+	o.limitFlags.Bind(fs)
 	bindEvents(fs, &o.events)
 	bindOTLP(fs, &o.otlpEndpoint)
 	bindRunsDir(fs, &o.runsDir)

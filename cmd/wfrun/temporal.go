@@ -35,13 +35,11 @@ const temporalFromConfig = "config"
 
 // connFlagNames are the flags of a Temporal connection, named as the
 // Temporal CLI names them; --temporal and --namespace go with them.
-var connFlagNames = []string{"address", "api-key", "tls", "tls-cert-path", "tls-key-path", "tls-ca-path", "tls-server-name", "profile", "config-file"}
+var connFlagNames = wftemporal.ConnectionFlags
 
 // connFlags are the connection flags of wfrun SCRIPT.js --temporal, mcp,
 // worker and runs --temporal.
-type connFlags struct {
-	address, apiKey, tls, tlsCert, tlsKey, tlsCA, tlsServerName, profile, configFile string
-}
+type connFlags struct{ wftemporal.Connection }
 
 // temporalFlags name the Temporal server and where runs go on it.
 type temporalFlags struct {
@@ -61,7 +59,7 @@ func (f *temporalFlags) bind(fs *flag.FlagSet) {
 func (f *temporalFlags) bindConnection(fs *flag.FlagSet) {
 	text(fs, &f.temporal, "temporal", "the frontend of the Temporal server at `HOST:PORT` (wfrun temporal dev: 127.0.0.1:7233), or config to take it from TEMPORAL_ADDRESS or a temporal.toml profile. A run with --temporal leaves the providers' flags (--fake-rules, --base-url, --workspace, …) to the workers; --provider and --model still choose among theirs")
 	text(fs, &f.namespace, "namespace", "the Temporal namespace, by `NAME` (default \"default\")")
-	f.conn.bind(fs)
+	f.conn.BindFlags(fs)
 }
 
 // resolve folds the connection flags into f.temporal and refuses the
@@ -79,29 +77,6 @@ func (f *temporalFlags) resolve(set map[string]bool) error {
 	return nil
 }
 
-// bind defines the connection flags on fs, as the Temporal CLI names them,
-// over its temporal.toml profile and TEMPORAL_* variables.
-func (c *connFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&c.address, "address", "", "the frontend at `HOST:PORT`: the same as --temporal")
-	fs.StringVar(&c.apiKey, "api-key", "", "sent as a bearer `KEY` on every call; turns TLS on unless --tls=false")
-	fs.Var((*boolText)(&c.tls), "tls", "TLS to the frontend (--tls=false: none), with the system's roots unless --tls-ca-path")
-	fs.StringVar(&c.tlsCert, "tls-cert-path", "", "the client certificate `FILE` of mutual TLS, with --tls-key-path")
-	fs.StringVar(&c.tlsKey, "tls-key-path", "", "the client key `FILE` of mutual TLS")
-	fs.StringVar(&c.tlsCA, "tls-ca-path", "", "the authority `FILE` the server's certificate must chain to")
-	fs.StringVar(&c.tlsServerName, "tls-server-name", "", "the `NAME` the server's certificate must carry (SNI)")
-	fs.StringVar(&c.profile, "profile", "", "the temporal.toml profile, by `NAME`; alone it means --temporal config")
-	fs.StringVar(&c.configFile, "config-file", "", "the `FILE` of the profiles; alone it means --temporal config")
-}
-
-// boolText is a flag that may be given alone (--tls, meaning true) or
-// with a value (--tls=false), as the Temporal CLI's --tls; it keeps the
-// text, "" when not given.
-type boolText string
-
-func (b *boolText) String() string     { return string(*b) }
-func (b *boolText) Set(v string) error { *b = boolText(v); return nil }
-func (b *boolText) IsBoolFlag() bool   { return true }
-
 // given says whether any connection flag was given.
 func (c *connFlags) given() bool {
 	return *c != connFlags{}
@@ -112,13 +87,13 @@ func (c *connFlags) given() bool {
 // --temporal under the Temporal CLI's name, and --profile or --config-file
 // alone mean --temporal config.
 func (c *connFlags) resolve(temporal string) (string, error) {
-	if c.address != "" {
-		if temporal != "" && temporal != c.address {
-			return "", fmt.Errorf("--temporal %s and --address %s name two servers; give one of them", temporal, c.address)
+	if c.Address != "" {
+		if temporal != "" && temporal != c.Address {
+			return "", fmt.Errorf("--temporal %s and --address %s name two servers; give one of them", temporal, c.Address)
 		}
-		return c.address, nil
+		return c.Address, nil
 	}
-	if temporal == "" && (c.profile != "" || c.configFile != "") {
+	if temporal == "" && (c.Profile != "" || c.ConfigFile != "") {
 		return temporalFromConfig, nil
 	}
 	return temporal, nil
@@ -127,11 +102,10 @@ func (c *connFlags) resolve(temporal string) (string, error) {
 // connection is the Connection of temporal (the resolved --temporal
 // value), namespace and the connection flags.
 func (c *connFlags) connection(temporal, namespace string) wftemporal.Connection {
-	conn := wftemporal.Connection{Namespace: namespace, APIKey: c.apiKey, TLS: c.tls,
-		TLSCertPath: c.tlsCert, TLSKeyPath: c.tlsKey, TLSCAPath: c.tlsCA, TLSServerName: c.tlsServerName,
-		Profile: c.profile, ConfigFile: c.configFile}
-	if temporal != temporalFromConfig {
-		conn.Address = temporal
+	conn := c.Connection
+	conn.Namespace, conn.Address = namespace, temporal
+	if temporal == temporalFromConfig {
+		conn.Address = ""
 	}
 	return conn
 }
@@ -224,8 +198,8 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 // comes, then stops (its agents in flight are run again by another worker).
 func workerCmd(fs *flag.FlagSet) runFunc {
 	o := &workerOptions{}
-	o.agentFlags.bind(fs)
-	o.limitFlags.bind(fs)
+	o.agentFlags.Bind(fs)
+	o.limitFlags.Bind(fs)
 	bindEvents(fs, &o.events)
 	bindOTLP(fs, &o.otlpEndpoint)
 	o.temporalFlags.bind(fs)

@@ -55,7 +55,8 @@
 //
 // # What it must never do
 //
-// It reads no flags and parses no command line: the caller fills Inputs
+// It parses no command line: Flags.Bind defines the sub-agent flags on
+// the caller's flag set; the caller parses them and fills Inputs
 // (cmd/wfrun from its flags). It never writes to stdout or stderr: notices
 // go to Build.Notify or are returned, for the caller to show or not. It
 // starts no run and waits for none. Its errors name each setting by its

@@ -22,8 +22,9 @@ const module = "github.com/wfrun/wfrun/"
 // the error vocabulary, how numbers and nouns are said to people, how a
 // file is opened where a child could have planted a link, where wfrun
 // keeps what no child may read, and how JSON that people and models write
-// is decoded strictly and its mistakes named.
-var leaves = []string{"internal/wferr", "internal/human", "internal/nofollow", "internal/statedir", "internal/strictjson"}
+// is decoded strictly and its mistakes named, and how a flag's value is
+// checked as it is parsed.
+var leaves = []string{"internal/wferr", "internal/human", "internal/nofollow", "internal/statedir", "internal/strictjson", "internal/flagvalue"}
 
 var rules = []struct {
 	pkg     string
@@ -35,6 +36,7 @@ var rules = []struct {
 	{"internal/nofollow", nil, "opening beneath a folder without following links, below everything"},
 	{"internal/statedir", nil, "where wfrun keeps what no child may read, below everything"},
 	{"internal/strictjson", nil, "strict JSON decoding and the sentences' facts, below everything"},
+	{"internal/flagvalue", nil, "checked flag values, below everything"},
 	{"meta", []string{"internal/wferr"}, "meta executes nothing and knows no sandbox"},
 	{"sandbox", []string{"internal/wferr"}, "the sandbox knows no agents, meta or runs"},
 	{"agentapi/...", []string{"agentapi", "internal/wferr"}, "the provider contract and the providers import none of the others"},
