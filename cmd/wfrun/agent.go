@@ -4,14 +4,17 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/progress"
+	"github.com/wfrun/wfrun/engine/setup"
 	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/engine/tool"
 	"github.com/wfrun/wfrun/engine/tool/parent"
+	"github.com/wfrun/wfrun/internal/interrupt"
 )
 
 // agentCmd is `wfrun agent "TASK" [flags]`: the parent agent of
@@ -44,7 +47,7 @@ func (o *agentOptions) run(e env) int {
 	if err != nil {
 		return setupFailed(e, err)
 	}
-	model, err := openaiConfig(in.providers, e.getenv)
+	model, err := setup.OpenAIConfig(in.Providers)
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
@@ -90,8 +93,8 @@ func (o *agentOptions) task(e env) (string, int) {
 	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
 		return "", usageFail(e, `agent takes one task, in quotes: wfrun agent "Review the three open pull requests"`)
 	}
-	if o.isolate == "" {
-		o.isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
+	if o.Isolate == "" {
+		o.Isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
 	}
 	return o.positional[0], exitCompleted
 }
@@ -100,7 +103,7 @@ func (o *agentOptions) task(e env) (string, int) {
 // sub-agents, the progress line fed by its runs' events, and with
 // --print-script each script shown before it runs.
 func agentToolOptions(in *invocation, o *agentOptions, e env, subs *subagent.Manager, prog *progress.Line) tool.Options {
-	opts := tool.Options{Owner: parent.Owner, Personas: toolPersonas(in.personas), Subagents: subs}
+	opts := tool.Options{Owner: parent.Owner, Personas: toolPersonas(in.Providers.Personas), Subagents: subs}
 	if prog != nil {
 		opts.OnEvent = prog.Record
 	}
@@ -127,25 +130,16 @@ func runParent(p *parent.Agent, task string, e env, prog *progress.Line) (res *a
 		res agentapi.Result
 		err error
 	}
-	done := make(chan outcome, 1)
-	go func() {
+	out := interrupt.Wait(interrupt.Go(func() outcome {
 		res, err := p.Run(ctx, task)
-		done <- outcome{res, err}
-	}()
-	for {
-		select {
-		case out := <-done:
-			return &out.res, interrupted, out.err
-		case sig := <-e.signals:
-			if interrupted {
-				prog.Stop()
-				notice(e, "second %s: exiting without waiting for the parent agent", signalName(sig))
-				return nil, true, nil
-			}
-			interrupted = true
-			cancel()
-		}
+		return outcome{res, err}
+	}), e.signals, func(os.Signal) { cancel() })
+	if out.Abandoned != nil {
+		prog.Stop()
+		notice(e, "second %s: exiting without waiting for the parent agent", signalName(out.Abandoned))
+		return nil, true, nil
 	}
+	return &out.Value.res, out.Interrupted != nil, out.Value.err
 }
 
 // answer prints the parent's answer on stdout, or says why there is none,

@@ -37,12 +37,12 @@ func agents(e env, dirs []string, workspace string, asJSON bool) int {
 
 // workspaceDir returns --workspace as given, or the current folder, after
 // checking that it is a folder.
-func workspaceDir(dir string) (string, error) { return setup.Workspace(dir) }
+var workspaceDir = setup.WorkspaceDir
 
 // loadPersonas loads the personas of --agents-dir, the workspace's
 // .claude/agents and .wfrun/agents, and ~/.claude/agents, in that order.
 func loadPersonas(dirs []string, workspace string, e env) (*persona.Set, error) {
-	return setup.Personas(dirs, workspace, e.getenv("HOME"))
+	return setup.LoadPersonas(dirs, workspace, e.getenv)
 }
 
 // listingOptions are the flags of a listing command (agents, workflows):

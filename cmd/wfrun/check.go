@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 
-	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/setup"
 )
 
 // checkCmd is `wfrun check SCRIPT.js [flags]`: every pre-check of a run
@@ -14,8 +15,8 @@ import (
 func checkCmd(fs *flag.FlagSet) runFunc {
 	o := &options{}
 	o.inputFlags.bind(fs)
-	o.agentFlags.bind(fs)
-	o.limitFlags.bind(fs)
+	o.agentFlags.Bind(fs)
+	o.limitFlags.Bind(fs)
 	return func(e env, positional []string) int {
 		o.positional = positional
 		return check(o, e)
@@ -24,22 +25,18 @@ func checkCmd(fs *flag.FlagSet) runFunc {
 
 func check(o *options, e env) int {
 	in, err := loadInvocation(o, e)
-	if err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			return usageFail(e, "%s", ue.msg)
-		}
-		return printJSON(e, failedCheck(err), exitFailed)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return usageFail(e, "%s", ue.Msg)
 	}
-	in.runsDir = "" // a check runs nothing and keeps nothing
-	eng, closeProviders, err := newEngine(in, e, nil, false, false)
 	if err != nil {
-		return printJSON(e, failedCheck(err), exitFailed)
+		return printJSON(e, setup.FailedCheck(err), exitFailed)
 	}
-	defer closeProviders()
-	prepareRequest(eng, in, e)
-	res := eng.Check(in.req)
-	if err := closeEngine(eng); err != nil {
+	res, supplied, err := setup.Check(context.Background(), in, setup.Build{Notify: func(msg string) { notice(e, "%s", msg) }})
+	if supplied {
+		metaNotice(e, in)
+	}
+	if err != nil {
 		notice(e, "%v", err)
 	}
 	if !res.OK {
@@ -56,14 +53,4 @@ func check(o *options, e env) int {
 		Meta     any      `json:"meta"`
 		Warnings []string `json:"warnings"`
 	}{true, res.Meta, warnings}, exitCompleted)
-}
-
-// failedCheck renders an error found before the engine's checks as a
-// CheckResult.
-func failedCheck(err error) engine.CheckResult {
-	var we *engine.Error
-	if !errors.As(err, &we) {
-		we = &engine.Error{Code: engine.CodeInternal, Message: err.Error()}
-	}
-	return engine.CheckResult{ErrorCode: we.Code, Error: we.Message, ErrorLine: we.Line, ErrorColumn: we.Column}
 }

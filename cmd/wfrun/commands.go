@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/wfrun/wfrun/internal/flagvalue"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // The command table: every command's name, how it is invoked, its summary,
@@ -133,21 +136,13 @@ func (c command) invoke(args []string, e env) int {
 	var help bool
 	fs.BoolVar(&help, "help", false, "")
 	fs.BoolVar(&help, "h", false, "")
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return usageFail(e, "%v", c.flagError(err))
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			positional = append(positional, rest...)
-			break
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
+	positional, err := flagvalue.Parse(fs, args)
+	var unknown *flagvalue.UnknownError
+	if errors.As(err, &unknown) {
+		err = c.unknownFlag(unknown.Name)
+	}
+	if err != nil {
+		return usageFail(e, "%v", err)
 	}
 	if help {
 		if c.name == "run" {
@@ -158,26 +153,6 @@ func (c command) invoke(args []string, e env) int {
 		return exitCompleted
 	}
 	return run(e, positional)
-}
-
-// flagError rewrites the flag package's errors as sentences that say what
-// to write instead.
-func (c command) flagError(err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return c.unknownFlag(strings.TrimLeft(name, "-"))
-	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		name = "--" + strings.TrimLeft(name, "-")
-		return fmt.Errorf("%s needs a value: write %s VALUE or %s=VALUE", name, name, name)
-	}
-	// invalid value "x" for flag -name: the sentence of our flag.Value.
-	if i := strings.Index(msg, " for flag -"); strings.HasPrefix(msg, "invalid value ") && i > 0 {
-		if _, why, ok := strings.Cut(msg[i:], ": "); ok {
-			return fmt.Errorf("%s", why)
-		}
-	}
-	return err
 }
 
 // unknownFlag says that c does not take --name, and which commands do.
@@ -201,48 +176,19 @@ func (c command) unknownFlag(name string) error {
 	if c.why != "" {
 		why = " (" + c.why + ")"
 	}
-	return fmt.Errorf("--%s does not apply to %s%s: it belongs to wfrun %s; drop it", name, c.title(), why, andList(owners))
-}
-
-// andList joins words as a sentence does: "a, b and c".
-func andList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+	return fmt.Errorf("--%s does not apply to %s%s: it belongs to wfrun %s; drop it", name, c.title(), why, human.And(owners))
 }
 
 // commandsHint follows word, a script argument that is neither a file nor
 // a command: the command it is a typo of, if any, and the commands.
 func commandsHint(word string) string {
 	var names []string
-	guess := ""
 	for _, c := range commands() {
 		names = append(names, c.name)
-		if guess == "" && editDistance(word, c.name) <= max(1, len(c.name)/3) {
-			guess = "did you mean wfrun " + c.name + "? "
-		}
 	}
-	return " (" + guess + "the commands are " + andList(names) + "; a script is a .js file or the name of a saved workflow)"
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	guess := ""
+	if name := flagvalue.Closest(word, names); name != "" {
+		guess = "did you mean wfrun " + name + "? "
 	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return " (" + guess + "the commands are " + human.And(names) + "; a script is a .js file or the name of a saved workflow)"
 }

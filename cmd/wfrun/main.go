@@ -73,7 +73,7 @@ func usageFail(e env, format string, args ...any) int {
 func setupFailed(e env, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
-		return usageFail(e, "%s", ue.msg)
+		return usageFail(e, "%s", ue.Msg)
 	}
 	notice(e, "%v", err)
 	return exitFailed

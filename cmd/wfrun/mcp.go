@@ -46,10 +46,10 @@ func (o *mcpOptions) run(e env) int {
 	if err := ep.Check(); err != nil {
 		return usageFail(e, "%v", err)
 	}
-	if o.isolate == "" {
+	if o.Isolate == "" {
 		// A server runs scripts for many parents: one that crashes or
 		// exhausts its VM must not take the others down with it.
-		o.isolate = "process"
+		o.Isolate = "process"
 	}
 	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {
@@ -66,7 +66,7 @@ func (o *mcpOptions) run(e env) int {
 		_ = closeEngine(eng)
 		return exitFailed
 	}
-	opts := mcpserver.Options{Version: version(), Personas: toolPersonas(in.personas), Subagents: subs}
+	opts := mcpserver.Options{Version: version(), Personas: toolPersonas(in.Providers.Personas), Subagents: subs}
 	if o.httpAddr == "" {
 		opts.Owner = mcpserver.StdioOwner
 	}

@@ -35,32 +35,23 @@ func (o *ralphOptions) run(e env) int {
 	if len(o.positional) != 1 || strings.TrimSpace(o.positional[0]) == "" {
 		return usageFail(e, `ralph takes one objective, in quotes: wfrun ralph "Make go test ./... pass" [--max-rounds N]`)
 	}
-	if o.isolate == "" {
-		o.isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
+	if o.Isolate == "" {
+		o.Isolate = "process" // as wfrun mcp: the parent model's scripts run in a child process each
 	}
 	in, err := loadToolInvocation(&o.options, e)
 	if err != nil {
 		return failBeforeRun(e, err)
 	}
-	eng, events, closeAll, err := openEngine(in, &o.options, e)
-	if err != nil {
-		return failBeforeRun(e, err)
-	}
-	defer closeAll()
-	opts := ralph.Options{Objective: o.positional[0], MaxRounds: o.maxRoundsN, BudgetTokens: in.req.BudgetTokens,
-		Model: in.req.Model, SubagentProvider: in.req.SubagentProvider, Parent: defaultParent}
-	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) {
+	opts := ralph.Options{Objective: o.positional[0], MaxRounds: o.maxRoundsN, BudgetTokens: in.Request.BudgetTokens,
+		Model: in.Request.Model, SubagentProvider: in.Request.SubagentProvider, Parent: defaultParent}
+	return foreground(in, &o.options, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
 		opts.OnEvent = onEvent
 		return ralph.Start(context.Background(), eng, opts)
+	}, func(res engine.WorkflowResult, code int) (any, int) {
+		out, _ := ralph.Decode(res)
+		if code == exitCompleted && out.Ending != ralph.EndComplete {
+			code = exitFailed
+		}
+		return out, code
 	})
-	if code == exitInterrupted && res == nil {
-		return code
-	}
-	out, _ := ralph.Decode(*res)
-	if code == exitCompleted && out.Ending != ralph.EndComplete {
-		code = exitFailed
-	}
-	code = printJSON(e, out, code)
-	shutDown(e, eng, nil, events)
-	return code
 }

@@ -6,24 +6,11 @@ import (
 	"strings"
 
 	"github.com/wfrun/wfrun/engine"
-	runfolder "github.com/wfrun/wfrun/engine/journal"
 	"github.com/wfrun/wfrun/engine/setup"
 )
 
-// defaultRunsDir is where the command line keeps its runs: a folder per
-// run, and the ledger in it (.wfrun/runs/ledger.db).
-const defaultRunsDir = ".wfrun/runs"
-
 // runsDirOf is --runs-dir, else $WFRUN_RUNS_DIR, else .wfrun/runs.
-func runsDirOf(o *options, e env) string {
-	if o.runsDir != "" {
-		return o.runsDir
-	}
-	if d := e.getenv("WFRUN_RUNS_DIR"); d != "" {
-		return d
-	}
-	return defaultRunsDir
-}
+func runsDirOf(o *options, e env) string { return setup.RunsDir(o.runsDir, e.getenv) }
 
 // resumeVerb is resume, retry or continue.
 type resumeVerb string
@@ -68,13 +55,8 @@ func resumeLike(cmd resumeVerb, o *options, e env) int {
 	if err != nil {
 		return failBeforeRun(e, err)
 	}
-	eng, events, closeAll, err := openEngine(in, o, e)
-	if err != nil {
-		return failBeforeRun(e, err)
-	}
-	defer closeAll()
-	over := in.req
-	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) {
+	over := in.Request
+	return foreground(in, o, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
 		over.OnEvent = onEvent
 		adjust := func(r *engine.WorkflowStartRequest) { *r = over }
 		switch cmd {
@@ -85,34 +67,5 @@ func resumeLike(cmd resumeVerb, o *options, e env) int {
 		}
 		over.ResumeFromRunId = id
 		return eng.Start(context.Background(), over)
-	})
-	if code == exitInterrupted && res == nil {
-		return code
-	}
-	code = printJSON(e, res, code)
-	shutDown(e, eng, nil, events)
-	return code
-}
-
-// loadResumeInvocation reads the flags of resume, retry and continue. The
-// request holds only what the flags set, to override the saved one; the
-// saved request's provider decides which providers to build.
-func loadResumeInvocation(id string, o *options, e env) (*invocation, error) {
-	in, err := readInvocation(o, e, readInputs, applyRequestFlags, readFakeRules, readWorkflowsDir)
-	if err != nil {
-		return nil, err
-	}
-	in.req.Parent = "" // the saved owner: these commands refuse --parent
-	in.scriptFile = id
-	if !runfolder.ValidRunID(id) {
-		return nil, usagef("%q is not a run id: a run id is wf_ and 16 hex digits, as wfrun runs lists them", id)
-	}
-	fromSaved, err := setup.Resume(in.runsDir, id, &in.req)
-	if err != nil {
-		return nil, err
-	}
-	if fromSaved {
-		in.explicitProvider = true // the provider the run used, built on purpose
-	}
-	return in, nil
+	}, nil)
 }

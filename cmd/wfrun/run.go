@@ -6,21 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"syscall"
-	"time"
 
-	"github.com/wfrun/wfrun/agentapi"
-	"github.com/wfrun/wfrun/agentapi/fake"
-	"github.com/wfrun/wfrun/agentapi/workspace"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/setup"
 	"github.com/wfrun/wfrun/engine/subagent"
-	"github.com/wfrun/wfrun/internal/human"
-	"github.com/wfrun/wfrun/internal/statedir"
+	"github.com/wfrun/wfrun/engine/tool"
+	"github.com/wfrun/wfrun/internal/interrupt"
 )
-
-// closeTimeout bounds how long wfrun waits for the engine's goroutines after
-// the result is printed (a provider past its cancel grace, say).
-const closeTimeout = 10 * time.Second
 
 // runOptions are the flags of `wfrun SCRIPT.js [flags]`.
 type runOptions struct {
@@ -33,8 +25,8 @@ type runOptions struct {
 func runCmd(fs *flag.FlagSet) runFunc {
 	o := &runOptions{}
 	o.inputFlags.bind(fs)
-	o.agentFlags.bind(fs)
-	o.limitFlags.bind(fs)
+	o.agentFlags.Bind(fs)
+	o.limitFlags.Bind(fs)
 	bindEvents(fs, &o.events)
 	bindOTLP(fs, &o.otlpEndpoint)
 	bindRunsDir(fs, &o.runsDir)
@@ -59,12 +51,6 @@ func (o *runOptions) run(e env) int {
 		return failBeforeRun(e, err)
 	}
 
-	events, closeEvents, err := openEvents(o.events, e)
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	defer closeEvents()
-
 	if o.temporal != "" {
 		for _, name := range []string{"runs-dir", "otlp-endpoint", "isolate"} {
 			if o.set[name] {
@@ -74,7 +60,7 @@ func (o *runOptions) run(e env) int {
 		// The flags that configure what runs the agents, or what
 		// workflow() finds, are each worker's on Temporal.
 		workers := flag.NewFlagSet("", flag.ContinueOnError)
-		new(agentFlags).bind(workers)
+		new(agentFlags).Bind(workers)
 		var refused error
 		workers.VisitAll(func(f *flag.Flag) {
 			if o.set[f.Name] && f.Name != "provider" && f.Name != "model" && refused == nil {
@@ -84,28 +70,24 @@ func (o *runOptions) run(e env) int {
 		if refused != nil {
 			return usageFail(e, "%v", refused)
 		}
+		events, closeEvents, err := openEvents(o.events, e)
+		if err != nil {
+			return usageFail(e, "%v", err)
+		}
+		defer closeEvents()
 		return runOnTemporal(in, &o.temporalFlags, e, events)
 	}
 
-	if in.req.Isolate == "" {
+	if in.Request.Isolate == "" {
 		// A script that crashes or exhausts its VM must end only its run,
 		// not wfrun: --isolate none (or a --request that says so) opts out.
-		in.req.Isolate = engine.IsolateProcess
+		in.Request.Isolate = engine.IsolateProcess
 	}
-	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
-	if err != nil {
-		return printJSON(e, engine.FailedResult("", err), exitFailed)
-	}
-	defer closeProviders()
-	res, code := startAndWait(eng, in, e, events)
-	if code == exitInterrupted && res == nil {
-		return code // a second signal: exit at once
-	}
-	// The result first: closing waits for stragglers (a provider slow to
-	// honour its cancel), and the person at the shell should not.
-	code = printJSON(e, res, code)
-	shutDown(e, eng, nil, events)
-	return code
+	return foreground(in, &o.options, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
+		prepareRequest(eng, in, e)
+		in.Request.OnEvent = onEvent
+		return eng.Start(context.Background(), in.Request)
+	}, nil)
 }
 
 // failBeforeRun reports an error found before the engine was involved: a
@@ -113,118 +95,42 @@ func (o *runOptions) run(e env) int {
 func failBeforeRun(e env, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
-		return usageFail(e, "%s", ue.msg)
+		return usageFail(e, "%s", ue.Msg)
 	}
 	return printJSON(e, engine.FailedResult("", err), exitFailed)
 }
 
 // sinks are where a run's events go besides the result.
 type sinks struct {
-	log      *eventLog // --events; nil without it
-	toStderr bool      // --events -
+	log      *setup.EventLog // --events; nil without it
+	toStderr bool            // --events -
 }
 
 // openEvents opens --events. The returned close function is always safe to call.
 func openEvents(path string, e env) (*sinks, func(), error) {
-	switch path {
-	case "":
-		return nil, func() {}, nil
-	case "-":
-		return &sinks{log: newEventLog(e.stderr), toStderr: true}, func() {}, nil
+	log, closeLog, err := setup.OpenEventLog(path, e.stderr)
+	if log == nil {
+		return nil, closeLog, err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--events: cannot create %s; name a file in a folder you can write, or - for stderr", pathError(err))
-	}
-	return &sinks{log: newEventLog(f)}, func() { f.Close() }, nil
+	return &sinks{log: log, toStderr: path == "-"}, closeLog, nil
 }
 
-// rehearsal is the fake provider of a command line: it rehearses in the
-// workspace the real providers would work in (--workspace, --sandbox), so
-// that a dry run refuses what a real run would (a worktree outside a
-// repository, an isolation no provider offers) and notes the tool names the
-// workspace does not offer. A workspace that cannot be opened rehearses
-// nothing; the real providers say why it cannot be used.
-func rehearsal(in *invocation) agentapi.Provider {
-	opts := fake.Options{Rules: in.fakeRules, Personas: in.personas}
-	if ws, err := workspace.New(in.providers.workspace); err == nil {
-		opts.Workspace = ws
-	}
-	return fake.New(opts)
-}
-
-// newEngine configures an engine for in. When the request names no
-// provider, the engine's default is chosen from the environment and, if
-// announce, a notice says which. withTools starts the MCP servers of
-// --mcp-config (a check runs nothing and does not start them) and the
-// tracer, when traces are to be exported; the returned function stops them,
-// sending the traces still buffered.
+// newEngine builds the engine of in (setup.Open), its notices on stderr
+// and its events to s. announce says which default provider a request
+// that names none gets; withTools starts the MCP servers and the tracer (a
+// check runs nothing). The returned function stops them, sending the
+// traces still buffered.
 func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engine.Engine, func(), error) {
-	providers, closeProviders, err := providerSet(context.Background(), in.providers, e.getenv, in.req.SubagentProvider, withTools)
-	if err != nil {
-		return nil, func() {}, err
-	}
-	providers = append(providers, rehearsal(in))
-	def, why := defaultProvider(providers)
-	if announce && why != "" {
-		notice(e, "%s", why)
-	}
-	cfg := engine.Config{
-		Providers:       providers,
-		DefaultProvider: def,
-		FakeRules:       in.fakeRules,
-		Personas:        in.personas,
-		// The person at the shell may raise the budgets: --max-memory and
-		// --max-run-folder are also the engine's ceilings.
-		MaxMemory:    in.req.MaxMemoryBytes,
-		MaxRunFolder: in.req.MaxRunFolderBytes,
-		RunsDir:      in.runsDir,
-	}
-	workflowsConfig(&cfg, in, e)
-	if n := len(in.personas.Errors()); n > 0 && announce {
-		notice(e, "%d persona %s could not be loaded and %s left out; run wfrun agents to see why",
-			n, human.Noun(n, "file", "files"), human.Noun(n, "is", "are"))
-	}
+	b := setup.Build{Announce: announce, WithTools: withTools, Notify: func(msg string) { notice(e, "%s", msg) }}
 	if s != nil {
-		cfg.Events = s.log.record
+		b.Events = s.log.Record
 	}
-	if in.runsDir != "" {
-		d, err := statedir.Dir(e.getenv)
-		if err != nil {
-			closeProviders()
-			return nil, func() {}, precheck(engine.CodeInvalidRequest, "%v", err)
-		}
-		cfg.StateDir = d
-	}
-	if v := e.getenv("WFRUN_HEARTBEAT"); v != "" && in.runsDir != "" {
-		// How often live runs renew their lease in the ledger; the lease is
-		// ten beats. Tests shorten it; a person rarely needs to.
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			closeProviders()
-			return nil, func() {}, precheck(engine.CodeInvalidRequest, "WFRUN_HEARTBEAT=%q is not a positive duration such as 2s", v)
-		}
-		cfg.Heartbeat = d
-	}
-	if in.engineConfig != nil {
-		in.engineConfig(&cfg)
-	}
-	stopTracing := func() {}
-	if withTools { // a check runs nothing and has nothing to trace
-		tracer, stop := startTracing(in.tracing, e)
-		if tracer != nil {
-			cfg.Observer = tracer
-		}
-		stopTracing = stop
-	}
-	eng, err := engine.New(cfg)
+	eng, err := setup.Open(context.Background(), in, b)
 	if err != nil {
-		closeProviders()
-		stopTracing()
 		return nil, func() {}, err
 	}
-	announceRebuilt(e, eng)
-	return eng, func() { closeProviders(); stopTracing() }, nil
+	announceRebuilt(e, eng.Engine)
+	return eng.Engine, eng.Stop, nil
 }
 
 // openEngine opens --events and configures the engine for in, announcing
@@ -234,9 +140,9 @@ func newEngine(in *invocation, e env, s *sinks, announce, withTools bool) (*engi
 func openEngine(in *invocation, o *options, e env) (*engine.Engine, *sinks, func(), error) {
 	events, closeEvents, err := openEvents(o.events, e)
 	if err != nil {
-		return nil, nil, nil, usagef("%v", err)
+		return nil, nil, nil, err
 	}
-	eng, closeProviders, err := newEngine(in, e, events, !in.explicitProvider, true)
+	eng, closeProviders, err := newEngine(in, e, events, !in.ExplicitProvider, true)
 	if err != nil {
 		closeEvents()
 		return nil, nil, nil, err
@@ -261,28 +167,61 @@ func shutDown(e env, eng *engine.Engine, subs *subagent.Manager, events *sinks) 
 	}
 }
 
-// prepareRequest completes in.req with the CLI's convenience of meta named
-// after the file, and says on stderr what it did.
+// closeEngine closes an engine, waiting a while for its goroutines.
+var closeEngine = setup.CloseEngine
+
+// newSubagents keeps the continuable sub-agents of wfrun mcp and wfrun agent.
+var newSubagents = tool.NewSubagents
+
+// closeSubagents ends the running turns and unloads every child (they are
+// ready for the next process); it comes before closeEngine, whose ledger
+// the children live in.
+func closeSubagents(m *subagent.Manager) error { return setup.CloseWithin("the sub-agents", m.Close) }
+
+// prepareRequest completes in's request with the CLI's convenience of meta
+// named after the file, and says on stderr what it did.
 func prepareRequest(eng *engine.Engine, in *invocation, e env) {
-	if supplyMeta(eng, &in.req) {
-		notice(e, "%s has no meta; using %s (pass --meta to set your own)", in.scriptFile, in.req.Meta)
+	if setup.SupplyMeta(eng, &in.Request) {
+		metaNotice(e, in)
 	}
 }
 
-// startAndWait starts the run and waits for it, cancelling it on the first
-// signal. It returns the result (nil after a second signal) and the exit status.
-func startAndWait(eng *engine.Engine, in *invocation, e env, s *sinks) (*engine.WorkflowResult, int) {
-	prepareRequest(eng, in, e)
-	return followRun(e, s, func(onEvent func(engine.Event)) (*engine.Run, error) {
-		in.req.OnEvent = onEvent
-		return eng.Start(context.Background(), in.req)
-	})
+// metaNotice says that in's script got the meta of its file.
+func metaNotice(e env, in *invocation) {
+	notice(e, "%s has no meta; using %s (pass --meta to set your own)", in.ScriptFile, in.Request.Meta)
 }
 
-// followRun starts a run with start (which must give the run onEvent as
-// its OnEvent, nil or not) and waits for it, showing the progress line on
-// a terminal and cancelling the run on the first signal. It returns the
-// result (nil after a second signal) and the exit status.
+// foreground is a run in the foreground (wfrun SCRIPT.js, resume, retry,
+// continue, ralph): it opens the engine of in, starts the run with start
+// (which must give the run onEvent as its OnEvent, nil or not) and
+// follows it, showing the progress line on a terminal and cancelling the
+// run on the first signal; a second one exits at once. Then it prints the
+// result, or what render (nil: the result itself) makes of it with the
+// exit status, and closes the engine.
+func foreground(in *invocation, o *options, e env, start func(*engine.Engine, func(engine.Event)) (*engine.Run, error), render func(engine.WorkflowResult, int) (any, int)) int {
+	eng, events, closeAll, err := openEngine(in, o, e)
+	if err != nil {
+		return failBeforeRun(e, err)
+	}
+	defer closeAll()
+	res, code := followRun(e, events, func(onEvent func(engine.Event)) (*engine.Run, error) { return start(eng, onEvent) })
+	if res == nil {
+		return code // a second signal: exit at once
+	}
+	var out any = res
+	if render != nil {
+		out, code = render(*res, code)
+	}
+	// The result first: closing waits for stragglers (a provider slow to
+	// honour its cancel), and the person at the shell should not.
+	code = printJSON(e, out, code)
+	shutDown(e, eng, nil, events)
+	return code
+}
+
+// followRun starts a run with start and waits for it, with the progress
+// line and the signals of foreground. It returns the result (nil after a
+// second signal) and the exit status.
 func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.Run, error)) (*engine.WorkflowResult, int) {
 	prog := progressLine(e, s)
 	defer prog.Stop()
@@ -290,31 +229,20 @@ func followRun(e env, s *sinks, start func(onEvent func(engine.Event)) (*engine.
 	if prog != nil {
 		onEvent = prog.Record
 	}
-
 	run, err := start(onEvent)
 	if err != nil {
 		prog.Stop()
 		res := engine.FailedResult("", err)
 		return &res, exitFailed
 	}
-
-	interrupted := false
-	for {
-		select {
-		case <-run.Done():
-			prog.Stop()
-			res := run.Wait()
-			return &res, exitStatus(res, interrupted)
-		case sig := <-e.signals:
-			if interrupted {
-				prog.Stop()
-				notice(e, "second %s: exiting without waiting for the run", signalName(sig))
-				return nil, exitInterrupted
-			}
-			interrupted = true
-			run.Cancel("interrupted by " + signalName(sig))
-		}
+	out := interrupt.Wait(run.Done(), e.signals, func(sig os.Signal) { run.Cancel("interrupted by " + signalName(sig)) })
+	prog.Stop()
+	if out.Abandoned != nil {
+		notice(e, "second %s: exiting without waiting for the run", signalName(out.Abandoned))
+		return nil, exitInterrupted
 	}
+	res := run.Wait()
+	return &res, exitStatus(res, out.Interrupted != nil)
 }
 
 // exitStatus maps a settled run to the exit status.
@@ -329,22 +257,5 @@ func exitStatus(res engine.WorkflowResult, interrupted bool) int {
 	}
 }
 
-func signalName(sig os.Signal) string {
-	switch sig {
-	case os.Interrupt:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	}
-	return sig.String()
-}
-
-// closeEngine closes eng, waiting at most closeTimeout for its goroutines.
-func closeEngine(eng *engine.Engine) error {
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	if err := eng.Close(ctx); err != nil {
-		return fmt.Errorf("the engine did not shut down within %s: %w", closeTimeout, err)
-	}
-	return nil
-}
+// signalName is how a notice names a signal.
+var signalName = interrupt.Name

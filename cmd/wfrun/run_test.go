@@ -103,6 +103,7 @@ func TestMalformedContentIsAFailedPreCheckThatExitsOneWithJSON(t *testing.T) {
 	badRules := write("bad.rules.json", `{"rules":[{"match":"(","reply":"x"}]}`)
 	badRequest := write("bad.request.json", `{"script":"return 1","parnet":"typo"}`)
 	badArgs := write("bad.args.json", `{"topic":`)
+	twoRequests := write("two.request.json", `{"script":"return 1"} {"script":"return 2"}`)
 	cases := []struct {
 		name string
 		args []string
@@ -115,6 +116,7 @@ func TestMalformedContentIsAFailedPreCheckThatExitsOneWithJSON(t *testing.T) {
 		{"meta that differs from the script's", []string{"testdata/hello.js", "--meta", `{"name":"other","description":"d"}`}, engine.CodeMetaInvalid, "differ"},
 		{"rules with a bad regexp", []string{"testdata/hello.js", "--fake-rules", badRules}, engine.CodeInvalidRequest, "rule 1"},
 		{"request with an unknown field", []string{"--request", badRequest}, engine.CodeInvalidRequest, `unknown field "parnet"`},
+		{"request with text after it", []string{"--request", twoRequests}, engine.CodeInvalidRequest, "text after the JSON value"},
 		{"unknown provider", []string{"testdata/hello.js", "--provider", "nope"}, engine.CodeInvalidRequest, "nope"},
 	}
 	for _, tc := range cases {
@@ -285,22 +287,6 @@ func TestAScriptWithMetaGetsNoSuppliedMeta(t *testing.T) {
 	o.wantCode(t, exitCompleted)
 	if strings.Contains(o.stderr, "has no meta") {
 		t.Errorf("stderr = %q", o.stderr)
-	}
-}
-
-func TestFileMetaNamesAreSanitised(t *testing.T) {
-	cases := map[string]string{
-		"research-synthesis.js":         "research-synthesis",
-		"my script (v2).js":             "my-script-v2",
-		"übersicht.js":                  "bersicht",
-		"!!!.js":                        "workflow",
-		strings.Repeat("a", 80) + ".js": strings.Repeat("a", 64),
-	}
-	for file, want := range cases {
-		var m struct{ Name, Description string }
-		if err := json.Unmarshal(fileMeta(file), &m); err != nil || m.Name != want || m.Description != file+" run from the command line" {
-			t.Errorf("fileMeta(%q) = %+v (%v), want name %q", file, m, err, want)
-		}
 	}
 }
 

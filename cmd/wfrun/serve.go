@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"flag"
+	"os"
 
-	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/engine/setup"
+	"github.com/wfrun/wfrun/internal/interrupt"
 )
 
 // The commands that serve models rather than run one script (wfrun mcp,
@@ -13,26 +13,13 @@ import (
 // wfrun itself, and the limit flags as the engine's defaults for every run
 // the models start.
 
-// loadToolInvocation reads the flags of wfrun mcp and wfrun agent: there
-// is no script, and --max-agents, --concurrency, --timeout,
-// --agent-timeout and --budget-tokens become the engine's defaults.
-func loadToolInvocation(o *options, e env) (*invocation, error) {
-	in, err := readInvocation(o, e, applyRequestFlags, readFakeRules, readWorkflowsDir)
-	if err != nil {
-		return nil, err
-	}
-	req := in.req
-	in.engineConfig = func(cfg *engine.Config) { setup.EngineDefaults(cfg, req) }
-	return in, nil
-}
-
 // bindTools binds the flags of the commands that serve models or run
 // scripts in the foreground without a script of their own (mcp, agent,
 // ralph, resume, retry, continue): the sub-agent, limit, output and
 // runs-folder flags.
 func (o *options) bindTools(fs *flag.FlagSet) {
-	o.agentFlags.bind(fs)
-	o.limitFlags.bind(fs)
+	o.agentFlags.Bind(fs)
+	o.limitFlags.Bind(fs)
 	bindEvents(fs, &o.events)
 	bindOTLP(fs, &o.otlpEndpoint)
 	bindRunsDir(fs, &o.runsDir)
@@ -54,25 +41,20 @@ func authToken(token string, e env) string {
 // serveUntilSignal waits for served, the end of a server that cancel
 // stops. The first signal cancels it (its runs are cancelled with it) and
 // waits on; a second one gives up waiting: then finished is false, and the
-// caller exits at once, closing nothing more. A server error is noticed as
-// "<what> stopped: …" and exits 1.
+// caller exits at once, closing nothing more. A server error is noticed
+// as "<what> stopped: …" and exits 1 (the servers' Start says a normal end
+// as nil).
 func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string) (code int, finished bool) {
-	code = exitCompleted
-	for {
-		select {
-		case err := <-served:
-			if err != nil && code == exitCompleted {
-				notice(e, "%s stopped: %v", what, err)
-				code = exitFailed
-			}
-			return code, true
-		case sig := <-e.signals:
-			if code == exitInterrupted {
-				notice(e, "second %s: exiting without waiting for the runs", signalName(sig))
-				return exitInterrupted, false
-			}
-			code = exitInterrupted
-			cancel()
-		}
+	out := interrupt.Wait(served, e.signals, func(os.Signal) { cancel() })
+	switch {
+	case out.Abandoned != nil:
+		notice(e, "second %s: exiting without waiting for the runs", signalName(out.Abandoned))
+		return exitInterrupted, false
+	case out.Interrupted != nil:
+		return exitInterrupted, true
+	case out.Value != nil:
+		notice(e, "%s stopped: %v", what, out.Value)
+		return exitFailed, true
 	}
+	return exitCompleted, true
 }

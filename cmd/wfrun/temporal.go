@@ -18,13 +18,11 @@ import (
 
 // connFlagNames are the flags of a Temporal connection, named as the
 // Temporal CLI names them; --temporal and --namespace go with them.
-var connFlagNames = []string{"address", "api-key", "tls", "tls-cert-path", "tls-key-path", "tls-ca-path", "tls-server-name", "profile", "config-file"}
+var connFlagNames = wftemporal.ConnectionFlags
 
 // connFlags are the connection flags of wfrun SCRIPT.js --temporal, mcp,
 // worker and runs --temporal.
-type connFlags struct {
-	address, apiKey, tls, tlsCert, tlsKey, tlsCA, tlsServerName, profile, configFile string
-}
+type connFlags struct{ wftemporal.Connection }
 
 // temporalFlags name the Temporal server and where runs go on it.
 type temporalFlags struct {
@@ -44,7 +42,7 @@ func (f *temporalFlags) bind(fs *flag.FlagSet) {
 func (f *temporalFlags) bindConnection(fs *flag.FlagSet) {
 	text(fs, &f.temporal, "temporal", "the frontend of the Temporal server at `HOST:PORT` (wfrun temporal dev: 127.0.0.1:7233), or config to take it from TEMPORAL_ADDRESS or a temporal.toml profile. A run with --temporal leaves the providers' flags (--fake-rules, --base-url, --workspace, …) to the workers; --provider and --model still choose among theirs")
 	text(fs, &f.namespace, "namespace", "the Temporal namespace, by `NAME` (default \"default\")")
-	f.conn.bind(fs)
+	f.conn.BindFlags(fs)
 }
 
 // resolve folds the connection flags into f.temporal and refuses the
@@ -65,34 +63,10 @@ func (f *temporalFlags) resolve(set map[string]bool) error {
 
 // target is the Target the flags name.
 func (f *temporalFlags) target() wftemporal.Target {
-	c := f.conn
-	return wftemporal.Target{Server: f.temporal, TaskQueue: f.taskQueue, Payloads: f.payloads, Connection: wftemporal.Connection{
-		Address: c.address, Namespace: f.namespace, APIKey: c.apiKey, TLS: c.tls, TLSCertPath: c.tlsCert, TLSKeyPath: c.tlsKey,
-		TLSCAPath: c.tlsCA, TLSServerName: c.tlsServerName, Profile: c.profile, ConfigFile: c.configFile}}
+	conn := f.conn.Connection
+	conn.Namespace = f.namespace
+	return wftemporal.Target{Server: f.temporal, Connection: conn, TaskQueue: f.taskQueue, Payloads: f.payloads}
 }
-
-// bind defines the connection flags on fs, as the Temporal CLI names them,
-// over its temporal.toml profile and TEMPORAL_* variables.
-func (c *connFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&c.address, "address", "", "the frontend at `HOST:PORT`: the same as --temporal")
-	fs.StringVar(&c.apiKey, "api-key", "", "sent as a bearer `KEY` on every call; turns TLS on unless --tls=false")
-	fs.Var((*boolText)(&c.tls), "tls", "TLS to the frontend (--tls=false: none), with the system's roots unless --tls-ca-path")
-	fs.StringVar(&c.tlsCert, "tls-cert-path", "", "the client certificate `FILE` of mutual TLS, with --tls-key-path")
-	fs.StringVar(&c.tlsKey, "tls-key-path", "", "the client key `FILE` of mutual TLS")
-	fs.StringVar(&c.tlsCA, "tls-ca-path", "", "the authority `FILE` the server's certificate must chain to")
-	fs.StringVar(&c.tlsServerName, "tls-server-name", "", "the `NAME` the server's certificate must carry (SNI)")
-	fs.StringVar(&c.profile, "profile", "", "the temporal.toml profile, by `NAME`; alone it means --temporal config")
-	fs.StringVar(&c.configFile, "config-file", "", "the `FILE` of the profiles; alone it means --temporal config")
-}
-
-// boolText is a flag that may be given alone (--tls, meaning true) or
-// with a value (--tls=false), as the Temporal CLI's --tls; it keeps the
-// text, "" when not given.
-type boolText string
-
-func (b *boolText) String() string     { return string(*b) }
-func (b *boolText) Set(v string) error { *b = boolText(v); return nil }
-func (b *boolText) IsBoolFlag() bool   { return true }
 
 // given says whether any connection flag was given.
 func (c *connFlags) given() bool {
@@ -116,7 +90,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	}
 	defer c.Close()
 	prepareRequest(eng, in, e)
-	run, err := wftemporal.NewClient(c, eng, opts).Start(context.Background(), in.req)
+	run, err := wftemporal.NewClient(c, eng, opts).Start(context.Background(), in.Request)
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
@@ -124,7 +98,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	defer prog.Stop()
 	f := run.Follow(context.Background(), func(ev engine.Event) {
 		if s != nil {
-			s.log.record(ev)
+			s.log.Record(ev)
 		}
 		if prog != nil {
 			prog.Record(ev)
@@ -139,16 +113,17 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 }
 
 // workerCmd is `wfrun worker --temporal HOST:PORT [--task-queue Q]
-// [provider flags]`: it runs wfrun workflows and their agents for the task
-// queue until a signal comes, then stops (its agents in flight are run
-// again by another worker).
+// [--max-concurrent-agents N] [provider flags]`: it runs wfrun workflows
+// and their agents (at most N at once) for the task queue until a signal
+// comes, then stops (its agents in flight are run again by another worker).
 func workerCmd(fs *flag.FlagSet) runFunc {
 	o := &workerOptions{}
-	o.agentFlags.bind(fs)
-	o.limitFlags.bind(fs)
+	o.agentFlags.Bind(fs)
+	o.limitFlags.Bind(fs)
 	bindEvents(fs, &o.events)
 	bindOTLP(fs, &o.otlpEndpoint)
 	o.temporalFlags.bind(fs)
+	count(fs, &o.maxConcurrentAgents, "max-concurrent-agents", "8", "at most `N` agents running at once on this worker, over all the runs it works on (default 1000, the Temporal SDK's); a worker whose slots are all taken leaves the queue's other agents to the other workers")
 	return func(e env, positional []string) int { o.set = given(fs); return o.run(e, positional) }
 }
 
@@ -156,6 +131,7 @@ func workerCmd(fs *flag.FlagSet) runFunc {
 type workerOptions struct {
 	options
 	temporalFlags
+	maxConcurrentAgents int // --max-concurrent-agents; 0: the SDK's default
 }
 
 func (o *workerOptions) run(e env, positional []string) int {
@@ -180,7 +156,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 	// --events goes to the worker, not the engine: the worker logs a run's
 	// events when it first executes them, never again while it replays a
 	// history.
-	eng, closeProviders, err := newEngine(in, e, nil, !in.explicitProvider, true)
+	eng, closeProviders, err := newEngine(in, e, nil, !in.ExplicitProvider, true)
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
@@ -194,8 +170,9 @@ func (o *workerOptions) run(e env, positional []string) int {
 		return exitFailed
 	}
 	defer c.Close()
+	opts.MaxConcurrentAgents = o.maxConcurrentAgents
 	if events != nil {
-		opts.Events = events.log.record
+		opts.Events = events.log.Record
 	}
 	w, err := wftemporal.StartWorker(c, eng, t.Conn(), opts, func(err error) { notice(e, "%v; runs will not start until the namespace has them", err) })
 	if err != nil {

@@ -24,6 +24,9 @@ func TestTemporal_FlagsGoWithTheCommandsThatUseThem(t *testing.T) {
 		{[]string{"testdata/hello.js", "--tls"}, "--tls goes with --temporal"},
 		{[]string{"testdata/hello.js", "--temporal", "127.0.0.1:1", "--address", "127.0.0.1:2"}, "name two servers"},
 		{[]string{"runs", "--api-key", "k"}, "go with --temporal"},
+		{[]string{"testdata/hello.js", "--temporal", "127.0.0.1:1", "--max-concurrent-agents", "4"}, "it belongs to wfrun worker"},
+		{[]string{"mcp", "--max-concurrent-agents", "4"}, "it belongs to wfrun worker"},
+		{[]string{"worker", "--temporal", "127.0.0.1:1", "--max-concurrent-agents", "0"}, `--max-concurrent-agents: "0" is not a positive whole number`},
 	}
 	for _, c := range cases {
 		out := wfrun(t, c.args...)

@@ -120,25 +120,6 @@ func TestACollectorThatIsDownCostsANoticeNotTheRun(t *testing.T) {
 	}
 }
 
-func TestWithoutAnEndpointNoTracerIsInstalled(t *testing.T) {
-	for _, environ := range []map[string]string{
-		nil,
-		{"OTEL_EXPORTER_OTLP_HEADERS": "x=y"}, // configuration, but no endpoint
-		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_SDK_DISABLED": "true"},
-	} {
-		e := env{stderr: &syncBuffer{}, getenv: func(k string) string { return environ[k] }}
-		opts, err := tracingOf(&options{}, e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tracer, stop := startTracing(opts, e)
-		stop()
-		if tracer != nil {
-			t.Errorf("a tracer was installed with the environment %v", environ)
-		}
-	}
-}
-
 func TestAResumedRunIsExportedToTheCollector(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	first := inRuns(t, runs, "testdata/hello.js")

@@ -15,8 +15,8 @@ import (
 // The provider and limit flags configure those runs, as for wfrun retry.
 func uiCmd(fs *flag.FlagSet) runFunc {
 	o := &uiOptions{}
-	o.agentFlags.bind(fs)
-	o.limitFlags.bind(fs)
+	o.agentFlags.Bind(fs)
+	o.limitFlags.Bind(fs)
 	bindOTLP(fs, &o.otlpEndpoint)
 	bindRunsDir(fs, &o.runsDir)
 	text(fs, &o.uiAddr, "addr", "where the page listens, `HOST:PORT` (default 127.0.0.1:7777); any address but loopback needs --auth-token. Its retry and continue buttons run the run in wfrun ui's process, with the provider and limit flags it was given")
@@ -52,8 +52,8 @@ func (o *uiOptions) run(e env) int {
 	}
 	defer closeProviders()
 	var transcripts []string
-	if o.transcripts != "" {
-		transcripts = []string{o.transcripts}
+	if o.Transcripts != "" {
+		transcripts = []string{o.Transcripts}
 	}
 	srv, err := ui.New(ui.Config{Engine: eng, AuthToken: token, TranscriptDirs: transcripts})
 	if err != nil {

@@ -1,91 +1,54 @@
 package main
 
 import (
+	_ "embed"
 	"flag"
 	"runtime/debug"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/wfrun/wfrun/internal/flagvalue"
+	"github.com/wfrun/wfrun/internal/human"
 )
 
 // The help is generated from the command table and the commands' flag
 // sets (golden file: testdata/help.golden); only the paragraphs around
-// them are written here.
+// them are written by hand, in help/.
 
-const intro = `wfrun runs JavaScript workflow scripts: a script hands tasks to sub-agents
-with agent(), fans out with parallel() and pipeline(), and returns one JSON
-value, which wfrun prints as the run's result.
-`
-
-const flagsNote = `Flags may come before or after SCRIPT.js; "--" ends them. SCRIPT.js may be
-- to read the script from stdin. A flag's value may follow it (--timeout 5m) or
-an equals sign (--timeout=5m). stdout carries only the result: on a terminal,
-stderr shows a live progress line (phase, agents, tokens, elapsed time) unless
---events - writes there. A flag a command does not take is refused, with the
-commands that take it.
-`
-
-const exitAndExamples = `Exit status:
-  0    the run completed (check: every pre-check passed)
-  1    the run failed or a pre-check failed; the JSON result says why in
-       errorCode and error (and errorLine for a script error)
-  2    bad invocation: unknown flag, missing script, unreadable file; a message
-       on stderr and no JSON
-  130  cancelled by SIGINT or SIGTERM; the JSON result is still printed, with
-       every running agent cancelled. A second signal exits at once.
-
-Examples:
-  wfrun research.js --args '{"topic":"vector databases"}'
-  wfrun audit.js --fake-rules audit.rules.json --events events.jsonl
-  wfrun notes.js --meta @meta.json --args @args.json --timeout 10m
-  wfrun check research.js --meta '{"name":"research","description":"…"}'
-  wfrun --request request.json --provider fake
-  wfrun mcp --http 127.0.0.1:8765
-  wfrun agent "Review docs/ for stale examples" --print-script
-  wfrun runs --status failed
-  wfrun ui --addr 127.0.0.1:7777
-  wfrun resume wf_3f2a9c0d1e4b5a67 --budget-tokens 400000
-  wfrun ralph "Make go test ./... pass" --max-rounds 20 --workspace ~/src/app
-  wfrun temporal dev --port 7233 --db .wfrun/temporal.db
-  wfrun worker --temporal 127.0.0.1:7233 --provider openai
-  wfrun research.js --temporal 127.0.0.1:7233 --args '{"topic":"CRDTs"}'
-`
-
-// Columns of the help: where a command's summary and a flag's text start,
-// and the width they wrap at.
-const (
-	summaryColumn = 34
-	flagColumn    = 25
-	helpWidth     = 80
+var (
+	//go:embed help/intro.txt
+	intro string
+	//go:embed help/flags.txt
+	flagsNote string
+	//go:embed help/exit.txt
+	exitAndExamples string
 )
 
-// section is a group of flags that several commands share, titled in the
-// help; bind binds them onto a flag set of the help's own.
-type section struct {
-	title string
-	bind  func(fs *flag.FlagSet)
-}
+// Columns of the help: where a command's summary starts, and the width
+// prose wraps at (a flag's text starts at flagvalue.FlagColumn).
+const (
+	summaryColumn = 34
+	helpWidth     = flagvalue.Width
+)
 
-func sections() []section {
-	return []section{
-		{"Input", func(fs *flag.FlagSet) { new(inputFlags).bind(fs) }},
-		{"Sub-agents", func(fs *flag.FlagSet) { new(agentFlags).bind(fs) }},
-		{"Limits (on mcp, agent, ui and worker: the defaults of every run)", func(fs *flag.FlagSet) { new(limitFlags).bind(fs) }},
-		{"Output", func(fs *flag.FlagSet) { bindEvents(fs, new(string)); bindOTLP(fs, new(string)) }},
-		{"Runs folder (resume, retry and continue replay what it journaled)", func(fs *flag.FlagSet) { bindRunsDir(fs, new(string)) }},
-		{"Temporal", func(fs *flag.FlagSet) { new(temporalFlags).bind(fs) }},
-	}
-}
+// writeFlag and writeHanging lay the help out in its columns.
+var writeFlag, writeHanging = flagvalue.WriteFlag, flagvalue.WriteHanging
 
-// sectionFlags returns, by title, the flags of every section.
-func sectionFlags() (titles []string, flags map[string]*flag.FlagSet) {
-	flags = map[string]*flag.FlagSet{}
-	for _, s := range sections() {
-		fs := flag.NewFlagSet(s.title, flag.ContinueOnError)
-		s.bind(fs)
-		titles = append(titles, s.title)
-		flags[s.title] = fs
+// sections are the groups of flags that several commands share, each a
+// flag set of the help's own, named by its title in the help.
+func sections() []*flag.FlagSet {
+	section := func(title string, bind func(fs *flag.FlagSet)) *flag.FlagSet {
+		fs := flag.NewFlagSet(title, flag.ContinueOnError)
+		bind(fs)
+		return fs
 	}
-	return titles, flags
+	return []*flag.FlagSet{
+		section("Input", new(inputFlags).bind),
+		section("Sub-agents", new(agentFlags).Bind),
+		section("Limits (on mcp, agent, ui and worker: the defaults of every run)", new(limitFlags).Bind),
+		section("Output", func(fs *flag.FlagSet) { bindEvents(fs, new(string)); bindOTLP(fs, new(string)) }),
+		section("Runs folder (resume, retry and continue replay what it journaled)", func(fs *flag.FlagSet) { bindRunsDir(fs, new(string)) }),
+		section("Temporal", new(temporalFlags).bind),
+	}
 }
 
 // inSection reports whether f is one of the section's flags, with the same
@@ -110,10 +73,10 @@ func usage() string {
 	}
 	writeHanging(&b, "  wfrun COMMAND --help", summaryColumn, "the flags of one command")
 	b.WriteString("  wfrun --help | --version\n\n" + flagsNote)
-	titles, shared := sectionFlags()
-	for _, title := range titles {
-		b.WriteString("\n" + title + ":\n")
-		shared[title].VisitAll(func(f *flag.Flag) { writeFlag(&b, f, "") })
+	shared := sections()
+	for _, s := range shared {
+		b.WriteString("\n" + s.Name() + ":\n")
+		s.VisitAll(func(f *flag.Flag) { writeFlag(&b, f, "") })
 	}
 	// The flags of one command or a few, each once, named after them.
 	b.WriteString("\nFlags of one command:\n")
@@ -128,8 +91,8 @@ func usage() string {
 			if f.Name == "version" {
 				return // on the usage line
 			}
-			for _, title := range titles {
-				if inSection(shared[title], f) {
+			for _, s := range shared {
+				if inSection(s, f) {
 					return
 				}
 			}
@@ -141,7 +104,7 @@ func usage() string {
 		})
 	}
 	for _, f := range own {
-		writeFlag(&b, f, "wfrun "+andList(owners[f.Name+"\x00"+f.Usage])+": ")
+		writeFlag(&b, f, "wfrun "+human.And(owners[f.Name+"\x00"+f.Usage])+": ")
 	}
 	b.WriteString("\n" + exitAndExamples)
 	return b.String()
@@ -154,12 +117,14 @@ func (c command) usage() string {
 	b.WriteString("usage: wfrun " + c.use + "\n\n")
 	writeHanging(&b, "", 0, c.summary)
 	fs, _ := c.flagSet()
-	titles, shared := sectionFlags()
 	printed := map[string]bool{}
-	for _, title := range append(titles, "Flags") {
-		first := true
+	for _, s := range append(sections(), nil) { // nil: the flags of no section
+		title, first := "Flags", true
+		if s != nil {
+			title = s.Name()
+		}
 		fs.VisitAll(func(f *flag.Flag) {
-			if printed[f.Name] || (title != "Flags" && !inSection(shared[title], f)) {
+			if printed[f.Name] || (s != nil && !inSection(s, f)) {
 				return
 			}
 			if first {
@@ -186,53 +151,6 @@ func shortUsage() string {
 	}
 	b.WriteString("Run 'wfrun --help' for the flags, examples and exit codes.\n")
 	return b.String()
-}
-
-// writeFlag writes f as --name VALUE and its text, after prefix.
-func writeFlag(b *strings.Builder, f *flag.Flag, prefix string) {
-	value, text := flag.UnquoteUsage(f)
-	if value == "value" {
-		value = "VALUE"
-	}
-	head := "  --" + f.Name
-	if value != "" {
-		head += " " + value
-	}
-	writeHanging(b, head, flagColumn, prefix+text)
-}
-
-// writeHanging writes head, then text from column col, wrapped at
-// helpWidth; a head too wide for the column gets a line of its own. A line
-// of text that starts with two spaces is an example, kept as written.
-func writeHanging(b *strings.Builder, head string, col int, text string) {
-	line := head
-	if utf8.RuneCountInString(head) > col-2 && head != "" {
-		b.WriteString(head + "\n")
-		line = ""
-	}
-	for _, para := range strings.Split(text, "\n") {
-		if strings.HasPrefix(para, "  ") {
-			b.WriteString(padTo(line, col) + para + "\n")
-			line = ""
-			continue
-		}
-		words := strings.Fields(para)
-		for len(words) > 0 {
-			out := padTo(line, col) + words[0]
-			words = words[1:]
-			for len(words) > 0 && utf8.RuneCountInString(out)+1+utf8.RuneCountInString(words[0]) <= helpWidth {
-				out += " " + words[0]
-				words = words[1:]
-			}
-			b.WriteString(out + "\n")
-			line = ""
-		}
-	}
-}
-
-// padTo pads s with spaces to n columns.
-func padTo(s string, n int) string {
-	return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s)))
 }
 
 // version is the module version and VCS revision the binary was built from.

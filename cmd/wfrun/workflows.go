@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 
-	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/listing"
 	"github.com/wfrun/wfrun/engine/setup"
 )
@@ -33,26 +32,4 @@ func workflows(e env, dirs []string, workspace string, asJSON bool) int {
 	}
 	listing.WriteWorkflows(e.stdout, list)
 	return code
-}
-
-// isSavedWorkflowRef reports whether the script argument names a saved
-// workflow: no such file exists, and it is a workflow name, not a path.
-func isSavedWorkflowRef(arg string) bool { return setup.IsSavedWorkflowRef(arg) }
-
-// readSavedWorkflow replaces a script argument that names a saved workflow
-// with that workflow's source, found where workflow(name) finds it: every
-// --workflows-dir, the workspace's .claude/workflows and .wfrun/workflows,
-// ~/.claude/workflows. It runs once the workspace is known.
-func readSavedWorkflow(in *invocation, e env) error {
-	if in.savedName == "" {
-		return nil
-	}
-	cfg := engine.Config{Workspace: in.providers.workspace.Root}
-	workflowsConfig(&cfg, in, e)
-	file, src, err := setup.FindSavedWorkflow(cfg, in.savedName)
-	if err != nil {
-		return usagef("%s is neither a file nor a saved workflow: %v%s", in.savedName, err, commandsHint(in.savedName))
-	}
-	in.req.Script, in.req.ScriptName, in.scriptFile = src, file, file
-	return nil
 }

@@ -48,7 +48,9 @@
 //     terminated by the next worker that rebuilds it (poison.go); its
 //     client gets an INTERNAL result, and the workers go on.
 //   - Connection (connect.go) reaches a cluster as the Temporal CLI does:
-//     a temporal.toml profile, the TEMPORAL_* variables, TLS and API keys.
+//     a temporal.toml profile, the TEMPORAL_* variables, TLS and API keys;
+//     Connection.BindFlags defines the Temporal CLI's connection flags
+//     (--address, --api-key, --tls, …) on a caller's flag.FlagSet (flags.go).
 //   - Client.Remote holds background runs for the workflow tool, and
 //     resumeFromRunId starts a new run whose journal is an ended run's
 //     completed agent activities (resume.go).

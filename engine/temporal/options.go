@@ -71,6 +71,15 @@ type Options struct {
 	// MaxBusy bounds how long the script may run without awaiting
 	// anything; 0 means DefaultMaxBusy.
 	MaxBusy time.Duration
+	// MaxConcurrentAgents bounds how many agents (agent activities) one
+	// worker runs at once, over all the runs it works on: the SDK's
+	// worker.Options.MaxConcurrentActivityExecutionSize. A worker with
+	// every slot taken polls for no more agents, so the others of its
+	// task queue take them: set it to what the worker's machine and its
+	// model endpoint bear. It does not bound the workflows (the scripts)
+	// a worker runs, nor an agent's own tools. 0 means the SDK's default
+	// (1,000). Only NewWorker reads it.
+	MaxConcurrentAgents int
 }
 
 func (o Options) withDefaults() Options {
@@ -85,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBusy <= 0 {
 		o.MaxBusy = DefaultMaxBusy
+	}
+	if o.MaxConcurrentAgents < 0 {
+		o.MaxConcurrentAgents = 0
 	}
 	return o
 }

@@ -37,7 +37,8 @@ func (o Options) store() PayloadStore {
 }
 
 // NewWorker returns a worker of opts.TaskQueue that runs wfrun workflows,
-// and their agents with eng's providers. c must come from Dial (or use
+// and their agents with eng's providers, at most opts.MaxConcurrentAgents
+// agents at once. c must come from Dial (or use
 // NewDataConverter with the same store). Start it with Start or Run; a
 // stopped worker's agents are run again by another worker, its workflows
 // replayed there from their histories.
@@ -45,7 +46,8 @@ func NewWorker(c client.Client, eng *engine.Engine, opts Options) worker.Worker 
 	opts = opts.withDefaults()
 	w := worker.New(c, opts.TaskQueue, worker.Options{
 		// The script runs inside workflow code; MaxBusy stops it first.
-		DeadlockDetectionTimeout: opts.MaxBusy + 5*time.Second,
+		DeadlockDetectionTimeout:           opts.MaxBusy + 5*time.Second,
+		MaxConcurrentActivityExecutionSize: opts.MaxConcurrentAgents,
 	})
 	register(w, eng, opts, c)
 	return w

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/agentapi"
+	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/subagent"
 	"github.com/wfrun/wfrun/internal/human"
@@ -133,6 +134,19 @@ func SubagentDefinitions() []Definition {
 		defs = append(defs, t.def)
 	}
 	return defs
+}
+
+// NewSubagents returns the manager of eng's continuable sub-agents on the
+// engine's default provider, whose children below the depth limit get
+// the sub-agent tools of their own (ChildTools), as wfrun mcp and wfrun
+// agent keep them.
+func NewSubagents(eng *engine.Engine) (*subagent.Manager, error) {
+	var m *subagent.Manager
+	m, err := subagent.New(eng, subagent.Options{ChildTools: func(c subagent.Caller) agentapi.Toolbox { return ChildTools(m, c) }})
+	if err != nil {
+		return nil, fmt.Errorf("the sub-agents cannot be kept: %w", err)
+	}
+	return m, nil
 }
 
 // ChildTools returns the sub-agent tools bound to caller, a child that

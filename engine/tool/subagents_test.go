@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/subagent"
@@ -20,8 +19,7 @@ import (
 func subagentSet(t *testing.T, rules, owner string) (*tool.Set, *subagent.Manager) {
 	t.Helper()
 	eng, _ := newEngine(t, engine.Config{RunsDir: t.TempDir() + "/runs", FakeRules: mustRules(t, rules)})
-	var m *subagent.Manager
-	m, err := subagent.New(eng, subagent.Options{ChildTools: func(c subagent.Caller) agentapi.Toolbox { return tool.ChildTools(m, c) }})
+	m, err := tool.NewSubagents(eng) // its children get tool.ChildTools
 	if err != nil {
 		t.Fatal(err)
 	}

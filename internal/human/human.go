@@ -1,6 +1,6 @@
 // Package human renders numbers and spans the way wfrun shows them to
 // people: token counts as 12.3k, sizes as 64 MiB, ages as 5m, counted nouns as "2 agents",
-// a description as its first line in one cell. The progress line,
+// a list as "a, b and c", a description as its first line in one cell. The progress line,
 // `wfrun runs`, the workflow tool's results, the page and the providers'
 // sentences all say them alike because they all say them here.
 //
@@ -80,4 +80,12 @@ func FirstLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// And joins words as a sentence does: "a", "a and b", "a, b and c".
+func And(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

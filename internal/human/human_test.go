@@ -65,3 +65,16 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestAnd(t *testing.T) {
+	for _, c := range []struct {
+		words []string
+		want  string
+	}{
+		{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a and b"}, {[]string{"a", "b", "c"}, "a, b and c"},
+	} {
+		if got := human.And(c.words); got != c.want {
+			t.Errorf("And(%q) = %q, want %q", c.words, got, c.want)
+		}
+	}
+}

@@ -22,8 +22,9 @@ const module = "github.com/wfrun/wfrun/"
 // the error vocabulary, how numbers and nouns are said to people, how a
 // file is opened where a child could have planted a link, where wfrun
 // keeps what no child may read, and how JSON that people and models write
-// is decoded strictly and its mistakes named.
-var leaves = []string{"internal/wferr", "internal/human", "internal/nofollow", "internal/statedir", "internal/strictjson"}
+// is decoded strictly and its mistakes named, and how a flag's value is
+// checked as it is parsed.
+var leaves = []string{"internal/wferr", "internal/human", "internal/nofollow", "internal/statedir", "internal/strictjson", "internal/flagvalue"}
 
 var rules = []struct {
 	pkg     string
@@ -35,6 +36,7 @@ var rules = []struct {
 	{"internal/nofollow", nil, "opening beneath a folder without following links, below everything"},
 	{"internal/statedir", nil, "where wfrun keeps what no child may read, below everything"},
 	{"internal/strictjson", nil, "strict JSON decoding and the sentences' facts, below everything"},
+	{"internal/flagvalue", nil, "checked flag values, below everything"},
 	{"meta", []string{"internal/wferr"}, "meta executes nothing and knows no sandbox"},
 	{"sandbox", []string{"internal/wferr"}, "the sandbox knows no agents, meta or runs"},
 	{"agentapi/...", []string{"agentapi", "internal/wferr"}, "the provider contract and the providers import none of the others"},
@@ -52,13 +54,15 @@ var rules = []struct {
 	{"engine/temporal", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "runs on Temporal sit on the engine and drive the runtime through its scheduler seam; the tools know them only as a function"},
 	{"engine/progress", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the progress line sits on the engine's events"},
 	{"engine/listing", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the listings render what the engine, its ledger and the personas hold"},
-	{"engine/setup", []string{"engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "assembling providers from settings sits on the engine and the providers, below the CLI"},
+	{"engine/setup", []string{"engine/trace", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "assembling a run's request, providers and engine from settings sits on the engine, the providers and the tracer, below the CLI"},
 	{"engine/tool/parent", []string{"engine/tool", "engine/subagent", "engine/ralph", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the parent agent is a model whose tools are engine/tool's"},
-	{"cmd/...", []string{"internal/loopback", "engine/listing", "engine/progress", "engine/setup", "engine/mcpserver", "engine/tool", "engine/subagent", "engine/ralph", "engine/trace", "engine/ui", "engine/temporal", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
+	{"cmd/...", []string{"internal/interrupt", "internal/loopback", "engine/listing", "engine/progress", "engine/setup", "engine/mcpserver", "engine/tool", "engine/subagent", "engine/ralph", "engine/trace", "engine/ui", "engine/temporal", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the CLI wires flags to the engine"},
 	{"internal/loopback", nil, "whether a listen address stays on this machine; below the servers"},
+	{"internal/interrupt", nil, "waiting while signals come, below the CLI"},
 	{"runtime/eventcheck", []string{"runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 	{"engine/internal/benchkit", []string{"agentapi", "internal/wferr"}, "what benchmarks share: a held provider and the resident memory"},
 	{"engine/internal/bench", []string{"engine/internal/benchkit", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the speed comparison is a program on the engine, like the CLI"},
+	{"engine/temporal/internal/scalebench", []string{"engine/temporal", "engine", "engine/journal", "engine/ledger", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "the scaling benchmark is a program on engine/temporal, like the CLI"},
 	{"engine/enginetest", []string{"engine", "engine/journal", "engine/ledger", "runtime/eventcheck", "runtime", "sandbox", "agentapi", "meta", "internal/wferr"}, "test support"},
 }
 
@@ -158,7 +162,7 @@ func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 		{"meta", "sandbox"}, {"engine", "engine/tool"}, {"engine/ledger", "engine"}, {"engine/journal", "engine/ledger"}, {"engine", "engine/ralph"}, {"engine/tool", "engine/mcpserver"}, {"sandbox", "agentapi/schema"},
 		{"engine", "engine/trace"}, {"engine/trace", "engine/tool"}, {"engine/subagent", "engine/tool"}, {"engine", "engine/subagent"},
 		{"engine", "engine/ui"}, {"engine/ui", "engine/tool"}, {"engine/ledger", "engine/ui"},
-		{"engine", "engine/setup"}, {"engine/setup", "engine/tool"}, {"engine/tool", "engine/tool/parent"}, {"engine/tool/parent", "engine/mcpserver"},
+		{"engine", "engine/setup"}, {"engine/setup", "engine/tool"}, {"engine/setup", "engine/mcpserver"}, {"internal/interrupt", "engine"}, {"engine/tool", "engine/tool/parent"}, {"engine/tool/parent", "engine/mcpserver"},
 		{"newpkg", "runtime"},
 	} {
 		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 1 {
@@ -169,7 +173,7 @@ func TestTheRulesCatchAnArrowThatTurnsBack(t *testing.T) {
 		{"runtime", "sandbox"}, {"engine/mcpserver", "engine/tool"}, {"agentapi/openai", "agentapi/persona"},
 		{"agentapi/command", "agentapi/internal/proc"}, {"cmd/wfrun", "engine/mcpserver"}, {"cmd/wfrun", "engine/trace"},
 		{"cmd/wfrun", "engine/ui"}, {"engine/ui", "engine/ledger"},
-		{"cmd/wfrun", "engine/setup"}, {"cmd/wfrun", "engine/tool/parent"}, {"engine/setup", "agentapi/openai"}, {"engine/tool/parent", "engine/tool"},
+		{"cmd/wfrun", "engine/setup"}, {"cmd/wfrun", "engine/tool/parent"}, {"engine/setup", "agentapi/openai"}, {"engine/setup", "engine/trace"}, {"cmd/wfrun", "internal/interrupt"}, {"engine/tool/parent", "engine/tool"},
 	} {
 		if v := violations(map[string][]string{c.pkg: {c.dep}}); len(v) != 0 {
 			t.Errorf("%s depending on %s refused: %v", c.pkg, c.dep, v)
