@@ -15,7 +15,7 @@ import (
 func mcpCmd(fs *flag.FlagSet) runFunc {
 	o := &mcpOptions{}
 	o.bindTools(fs)
-	o.temporalFlags.bind(fs)
+	o.temporalFlags.BindFlags(fs)
 	text(fs, &o.httpAddr, "http", "serve streamable HTTP on `ADDR` (127.0.0.1:8765) instead of stdio; any address but loopback needs a token")
 	bindAuthToken(fs, &o.authToken)
 	return func(e env, positional []string) int {
@@ -35,7 +35,7 @@ func (o *mcpOptions) run(e env) int {
 	if len(o.positional) > 0 {
 		return usageFail(e, "mcp takes no script (the model sends one with each workflow call); got %q", o.positional[0])
 	}
-	if err := o.resolve(o.set); err != nil {
+	if err := o.ResolveFlags(o.set); err != nil {
 		return usageFail(e, "%v", err)
 	}
 	// $WFRUN_AUTH_TOKEN protects HTTP only; --auth-token on stdio is refused.
@@ -70,10 +70,10 @@ func (o *mcpOptions) run(e env) int {
 	if o.httpAddr == "" {
 		opts.Owner = mcpserver.StdioOwner
 	}
-	if o.temporal != "" {
+	if o.Server != "" {
 		// The workflow tool's runs go to Temporal's workers; this engine
 		// checks them first and runs the other tools.
-		c, topts, err := o.target().Dial()
+		c, topts, err := o.temporalFlags.Dial()
 		if err != nil {
 			notice(e, "%v", err)
 			return exitFailed

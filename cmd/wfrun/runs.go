@@ -37,7 +37,7 @@ func runsCmd(fs *flag.FlagSet) runFunc {
 		text(fs, &f.status, "status", "only the runs of this `STATUS`: "+listing.Statuses())
 		text(fs, &f.name, "name", "only the runs of the workflow `NAME`")
 		bindJSON(fs, &f.asJSON)
-		f.temporalFlags.bindConnection(fs)
+		f.temporalFlags.BindServerFlags(fs)
 		text(fs, &f.parent, "parent", "with --temporal: only the runs the agent `NAME` owns")
 	}, ledgerRuns)
 }
@@ -91,17 +91,16 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 	if len(positional) > 0 {
 		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir, --temporal); got %q", positional[0])
 	}
-	t := f.target()
-	if err := t.Resolve(); err != nil {
+	if err := f.Resolve(); err != nil {
 		return usageFail(e, "%v", err)
 	}
-	if f.temporal = t.Server; f.temporal != "" {
+	if f.Server != "" {
 		if f.runsDir != "" {
 			return usageFail(e, "--runs-dir and --temporal list different runs (this machine's runs folder, a Temporal namespace); give one of them")
 		}
 		return runsOnTemporal(f, e)
 	}
-	if f.namespace != "" || f.parent != "" || f.conn.given() {
+	if f.Namespace != "" || f.parent != "" || f.Connected() {
 		return usageFail(e, "--namespace, --parent and the connection flags (--api-key, --tls, ...) go with --temporal HOST:PORT (or --address, --profile); add it or drop them")
 	}
 	status, err := listing.ParseStatus(f.status)

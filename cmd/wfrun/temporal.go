@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"strings"
 	"time"
 
@@ -16,62 +15,9 @@ import (
 // mcp's workflow tool there, wfrun runs --temporal lists its runs, and
 // wfrun temporal dev starts the dev server binary.
 
-// connFlagNames are the flags of a Temporal connection, named as the
-// Temporal CLI names them; --temporal and --namespace go with them.
-var connFlagNames = wftemporal.ConnectionFlags
-
-// connFlags are the connection flags of wfrun SCRIPT.js --temporal, mcp,
-// worker and runs --temporal.
-type connFlags struct{ wftemporal.Connection }
-
-// temporalFlags name the Temporal server and where runs go on it.
-type temporalFlags struct {
-	temporal, namespace, taskQueue, payloads string
-	conn                                     connFlags
-}
-
-// bind defines the flags of a command that runs on Temporal: the server,
-// the namespace, the task queue and the payload store.
-func (f *temporalFlags) bind(fs *flag.FlagSet) {
-	f.bindConnection(fs)
-	text(fs, &f.taskQueue, "task-queue", "the queue, by `NAME`, where runs and their agents wait (default \"wfrun\"); a client and its workers must name the same one")
-	text(fs, &f.payloads, "payloads", payloadsUsage)
-}
-
-// bindConnection defines --temporal, --namespace and the connection flags.
-func (f *temporalFlags) bindConnection(fs *flag.FlagSet) {
-	text(fs, &f.temporal, "temporal", "the frontend of the Temporal server at `HOST:PORT` (wfrun temporal dev: 127.0.0.1:7233), or config to take it from TEMPORAL_ADDRESS or a temporal.toml profile. A run with --temporal leaves the providers' flags (--fake-rules, --base-url, --workspace, …) to the workers; --provider and --model still choose among theirs")
-	text(fs, &f.namespace, "namespace", "the Temporal namespace, by `NAME` (default \"default\")")
-	f.conn.BindFlags(fs)
-}
-
-// resolve folds the connection flags into f.temporal and refuses the
-// flags that need a server when none is named; set holds the flags given.
-func (f *temporalFlags) resolve(set map[string]bool) error {
-	t := f.target()
-	err := t.Resolve()
-	if f.temporal = t.Server; err != nil || f.temporal != "" {
-		return err
-	}
-	for _, name := range append([]string{"namespace", "task-queue", "payloads"}, connFlagNames...) {
-		if set[name] {
-			return fmt.Errorf("--%s goes with --temporal HOST:PORT (or --address, --profile), which names the Temporal server; add it or drop --%s", name, name)
-		}
-	}
-	return nil
-}
-
-// target is the Target the flags name.
-func (f *temporalFlags) target() wftemporal.Target {
-	conn := f.conn.Connection
-	conn.Namespace = f.namespace
-	return wftemporal.Target{Server: f.temporal, Connection: conn, TaskQueue: f.taskQueue, Payloads: f.payloads}
-}
-
-// given says whether any connection flag was given.
-func (c *connFlags) given() bool {
-	return *c != connFlags{}
-}
+// temporalFlags name the Temporal server and where runs go on it:
+// engine/temporal's Target, which binds, resolves and dials them.
+type temporalFlags = wftemporal.Target
 
 // runOnTemporal is `wfrun SCRIPT.js --temporal HOST:PORT`: the run is
 // checked here, started as a workflow, followed through its events and
@@ -84,7 +30,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
 	defer closeEngine(eng)
-	c, opts, err := o.target().Dial()
+	c, opts, err := o.Dial()
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", precheck(engine.CodeInvalidRequest, "%v", err)), exitFailed)
 	}
@@ -122,7 +68,7 @@ func workerCmd(fs *flag.FlagSet) runFunc {
 	o.limitFlags.Bind(fs)
 	bindEvents(fs, &o.events)
 	bindOTLP(fs, &o.otlpEndpoint)
-	o.temporalFlags.bind(fs)
+	o.temporalFlags.BindFlags(fs)
 	count(fs, &o.maxConcurrentAgents, "max-concurrent-agents", "8", "at most `N` agents running at once on this worker, over all the runs it works on (default 1000, the Temporal SDK's); a worker whose slots are all taken leaves the queue's other agents to the other workers")
 	return func(e env, positional []string) int { o.set = given(fs); return o.run(e, positional) }
 }
@@ -138,10 +84,10 @@ func (o *workerOptions) run(e env, positional []string) int {
 	if len(positional) > 0 {
 		return usageFail(e, "worker takes no script (runs bring theirs); got %q", positional[0])
 	}
-	if err := o.resolve(o.set); err != nil {
+	if err := o.ResolveFlags(o.set); err != nil {
 		return usageFail(e, "%v", err)
 	}
-	if o.temporal == "" {
+	if o.Server == "" {
 		return usageFail(e, "worker needs --temporal HOST:PORT (or --address), the frontend of a Temporal server (wfrun temporal dev starts one on this machine), or --temporal config to take it from TEMPORAL_ADDRESS or a temporal.toml profile")
 	}
 	in, err := loadToolInvocation(&o.options, e)
@@ -163,7 +109,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 	}
 	defer closeProviders()
 	defer closeEngine(eng)
-	t := o.target()
+	t := o.temporalFlags
 	c, opts, err := t.Dial()
 	if err != nil {
 		notice(e, "%v", err)
@@ -189,7 +135,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 // runsOnTemporal is `wfrun runs --temporal HOST:PORT [--parent P]
 // [--status S] [--name N]`: the server's visibility query filters.
 func runsOnTemporal(f *runsOptions, e env) int {
-	runs, err := wftemporal.ListRunsAt(f.target().Conn(), wftemporal.RunFilter{Parent: f.parent, Status: f.status, Name: f.name})
+	runs, err := wftemporal.ListRunsAt(f.Conn(), wftemporal.RunFilter{Parent: f.parent, Status: f.status, Name: f.name})
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed

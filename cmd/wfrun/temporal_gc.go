@@ -16,9 +16,6 @@ import (
 // temporal gc, which deletes the payloads no history refers to any more
 // (docs/scale-out.md).
 
-// payloadsUsage is the help of --payloads.
-const payloadsUsage = "the store, by `URL`, where payloads over 4 KiB are kept, a reference in the history: a folder (its path or file:///DIR; default ~/.wfrun/temporal-payloads) or s3://BUCKET?endpoint=URL&region=R, with the credentials of the AWS environment (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE); every worker and client of a task queue must share it"
-
 // gcFlags are the flags of wfrun temporal gc.
 type gcFlags struct {
 	temporalFlags
@@ -33,8 +30,8 @@ func temporalGCCommand(args []string, e env) int {
 	fs := flag.NewFlagSet("wfrun temporal gc", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	f.bindConnection(fs)
-	text(fs, &f.payloads, "payloads", payloadsUsage)
+	f.BindServerFlags(fs)
+	text(fs, &f.Payloads, "payloads", wftemporal.PayloadsUsage)
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the payloads it would delete, and delete nothing")
 	fs.BoolVar(&f.asJSON, "json", false, "print the counts and the keys deleted as JSON")
 	fs.DurationVar(&f.minAge, "min-age", wftemporal.DefaultPayloadMinAge, "keep every payload written more recently than this `DURATION`; 0 collects payloads of any age")
@@ -55,7 +52,7 @@ func temporalGCCommand(args []string, e env) int {
 	if f.minAge < 0 {
 		return usageFail(e, "temporal gc: --min-age %s is negative; give 0 to collect payloads of any age", f.minAge)
 	}
-	t := f.target()
+	t := f.temporalFlags
 	if err := t.Resolve(); err != nil {
 		return usageFail(e, "%v", err)
 	}

@@ -56,7 +56,8 @@
 //     completed agent activities (resume.go).
 //   - What wfrun's commands assemble is here, for an embedder to get the
 //     same behaviour: Target (the server, connection, task queue and
-//     payload store as the flags name them; Dial), StartWorker (wfrun
+//     payload store as the flags name them; BindFlags, ResolveFlags,
+//     Dial), StartWorker (wfrun
 //     worker), Run.Follow (the first interrupt cancels the workflow, the
 //     second stops waiting), ListRuns with a RunFilter that the server's
 //     visibility query applies (wfrun runs --temporal) and WriteRuns,
