@@ -25,14 +25,14 @@ func TestFlags_TheConnectionFlagsMakeTheConnection(t *testing.T) {
 		var f temporalFlags
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		f.bind(fs)
+		f.BindFlags(fs)
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.resolve(given(fs)); err != nil {
+		if err := f.ResolveFlags(given(fs)); err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		if got := f.conn.connection(f.temporal, f.namespace); got != tc.want {
+		if got := f.Conn(); got != tc.want {
 			t.Errorf("%v: the connection is %+v, want %+v", tc.args, got, tc.want)
 		}
 	}

@@ -2,19 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"io"
-	"net"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wfrun/wfrun/engine/mcpserver"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
 )
-
-// mcpOwner owns the runs of wfrun mcp on stdio.
-const mcpOwner = "mcp"
 
 // mcpCmd is `wfrun mcp [flags]`: the tools served over MCP, on stdio
 // (stdout carries only the protocol) or, with --http, over streamable HTTP.
@@ -23,7 +15,7 @@ const mcpOwner = "mcp"
 func mcpCmd(fs *flag.FlagSet) runFunc {
 	o := &mcpOptions{}
 	o.bindTools(fs)
-	o.temporalFlags.bind(fs)
+	o.temporalFlags.BindFlags(fs)
 	text(fs, &o.httpAddr, "http", "serve streamable HTTP on `ADDR` (127.0.0.1:8765) instead of stdio; any address but loopback needs a token")
 	bindAuthToken(fs, &o.authToken)
 	return func(e env, positional []string) int {
@@ -43,17 +35,16 @@ func (o *mcpOptions) run(e env) int {
 	if len(o.positional) > 0 {
 		return usageFail(e, "mcp takes no script (the model sends one with each workflow call); got %q", o.positional[0])
 	}
-	if err := o.resolve(o.set); err != nil {
+	if err := o.ResolveFlags(o.set); err != nil {
 		return usageFail(e, "%v", err)
 	}
-	token := authToken(o.authToken, e)
-	if o.httpAddr == "" && o.authToken != "" {
-		return usageFail(e, "--auth-token protects --http; the stdio server is only reachable by the process that started it, so drop it or add --http ADDR")
+	// $WFRUN_AUTH_TOKEN protects HTTP only; --auth-token on stdio is refused.
+	ep := mcpserver.Endpoint{Addr: o.httpAddr, Token: o.authToken, In: e.stdin, Out: e.stdout}
+	if ep.Addr != "" {
+		ep.Token = authToken(o.authToken, e)
 	}
-	if o.httpAddr != "" {
-		if err := mcpserver.CheckBind(o.httpAddr, token); err != nil {
-			return usageFail(e, "%v", err)
-		}
+	if err := ep.Check(); err != nil {
+		return usageFail(e, "%v", err)
 	}
 	if o.Isolate == "" {
 		// A server runs scripts for many parents: one that crashes or
@@ -77,51 +68,39 @@ func (o *mcpOptions) run(e env) int {
 	}
 	opts := mcpserver.Options{Version: version(), Personas: toolPersonas(in.Providers.Personas), Subagents: subs}
 	if o.httpAddr == "" {
-		// One session per process: a fixed owner lets the next process
-		// (the client restarted the server) see and resume the runs.
-		opts.Owner = mcpOwner
+		opts.Owner = mcpserver.StdioOwner
 	}
-	if o.temporal != "" {
+	if o.Server != "" {
 		// The workflow tool's runs go to Temporal's workers; this engine
 		// checks them first and runs the other tools.
-		c, err := dialTemporal(&o.temporalFlags)
+		c, topts, err := o.temporalFlags.Dial()
 		if err != nil {
 			notice(e, "%v", err)
 			return exitFailed
 		}
 		defer c.Close()
-		tc := wftemporal.NewClient(c, eng, temporalOptions(&o.temporalFlags))
+		tc := wftemporal.NewClient(c, eng, topts)
 		opts.Remote, opts.RemoteRuns = tc.Execute, tc.Remote()
 	}
 	srv := mcpserver.New(eng, opts)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	served := make(chan error, 1)
-	if o.httpAddr != "" {
-		l, err := net.Listen("tcp", o.httpAddr)
-		if err != nil {
-			notice(e, "--http %s: cannot listen: %v", o.httpAddr, err)
-			_ = closeSubagents(subs)
-			_ = closeEngine(eng)
-			return exitFailed
-		}
+	addr, served, err := srv.Start(ctx, ep)
+	if err != nil {
+		notice(e, "%v", err)
+		_ = closeSubagents(subs)
+		_ = closeEngine(eng)
+		return exitFailed
+	}
+	if addr != nil {
 		auth := "no token"
-		if token != "" {
+		if ep.Token != "" {
 			auth = "bearer token required"
 		}
-		notice(e, "serving MCP over streamable HTTP at http://%s/ (%s)", l.Addr(), auth)
-		go func() { served <- srv.ServeHTTP(ctx, l, token) }()
-	} else {
-		// A line that is not a message is answered, not the end of the
-		// session (mcpserver.LineTransport).
-		t := mcpserver.LineTransport(e.stdin, e.stdout)
-		go func() { served <- srv.Run(ctx, t) }()
+		notice(e, "serving MCP over streamable HTTP at http://%s/ (%s)", addr, auth)
 	}
-
-	code, finished := serveUntilSignal(e, served, cancel, "the MCP server", func(err error) bool {
-		return errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF)
-	})
+	code, finished := serveUntilSignal(e, served, cancel, "the MCP server")
 	if !finished {
 		return code
 	}

@@ -30,7 +30,7 @@ func runCmd(fs *flag.FlagSet) runFunc {
 	bindEvents(fs, &o.events)
 	bindOTLP(fs, &o.otlpEndpoint)
 	bindRunsDir(fs, &o.runsDir)
-	o.temporalFlags.bind(fs)
+	o.temporalFlags.BindFlags(fs)
 	fs.BoolVar(&o.version, "version", false, "print the module version and VCS revision")
 	return func(e env, positional []string) int {
 		o.positional, o.set = positional, given(fs)
@@ -43,7 +43,7 @@ func (o *runOptions) run(e env) int {
 		fmt.Fprintln(e.stdout, "wfrun", version())
 		return exitCompleted
 	}
-	if err := o.resolve(o.set); err != nil {
+	if err := o.ResolveFlags(o.set); err != nil {
 		return usageFail(e, "%v", err)
 	}
 	in, err := loadInvocation(&o.options, e)
@@ -51,7 +51,7 @@ func (o *runOptions) run(e env) int {
 		return failBeforeRun(e, err)
 	}
 
-	if o.temporal != "" {
+	if o.Server != "" {
 		for _, name := range []string{"runs-dir", "otlp-endpoint", "isolate"} {
 			if o.set[name] {
 				return usageFail(e, "--%s does not apply to a run on Temporal, which the cluster's workers execute (and replay from its history); drop it or --temporal", name)

@@ -3,13 +3,11 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/listing"
-	"github.com/wfrun/wfrun/internal/human"
 	"github.com/wfrun/wfrun/internal/statedir"
 )
 
@@ -39,7 +37,7 @@ func runsCmd(fs *flag.FlagSet) runFunc {
 		text(fs, &f.status, "status", "only the runs of this `STATUS`: "+listing.Statuses())
 		text(fs, &f.name, "name", "only the runs of the workflow `NAME`")
 		bindJSON(fs, &f.asJSON)
-		f.temporalFlags.bindConnection(fs)
+		f.temporalFlags.BindServerFlags(fs)
 		text(fs, &f.parent, "parent", "with --temporal: only the runs the agent `NAME` owns")
 	}, ledgerRuns)
 }
@@ -58,32 +56,32 @@ func noteCmd(fs *flag.FlagSet) runFunc {
 	return ledgerCmd(fs, func(*runsOptions) {}, noteRun)
 }
 
-// openLedgerEngine returns an engine over the runs folder, for its ledger
-// and verbs.
-func openLedgerEngine(f *runsOptions, e env) (*engine.Engine, error) {
+// withLedger runs verb with an engine over the runs folder (listing.
+// OpenLedger), after saying once if it had to rebuild the ledger, and
+// closes the engine after it.
+func withLedger(f *runsOptions, e env, verb func(eng *engine.Engine) int) int {
 	dir := f.runsDir
 	if dir == "" {
 		dir = runsDirOf(&options{}, e)
 	}
 	state, err := statedir.Dir(e.getenv)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		var eng *engine.Engine
+		if eng, err = listing.OpenLedger(dir, state); err == nil {
+			defer closeEngine(eng)
+			announceRebuilt(e, eng)
+			return verb(eng)
+		}
 	}
-	eng, err := engine.New(engine.Config{RunsDir: dir, StateDir: state})
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the run ledger of %s: %w", dir, err)
-	}
-	announceRebuilt(e, eng)
-	return eng, nil
+	notice(e, "%v", err)
+	return exitFailed
 }
 
 // announceRebuilt says, once, that the engine found its ledger missing or
-// empty and rebuilt it from the run folders: the rows' timelines and the
-// continuable sub-agents it held are gone.
+// empty and rebuilt it from the run folders.
 func announceRebuilt(e env, eng *engine.Engine) {
-	if n := eng.Rebuilt(); n > 0 {
-		notice(e, "the ledger %s was missing or empty and was rebuilt from %d run %s; the runs' timelines before now are lost",
-			eng.Ledger().Path(), n, human.Noun(n, "folder", "folders"))
+	if msg := listing.Rebuilt(eng); msg != "" {
+		notice(e, "%s", msg)
 	}
 }
 
@@ -93,41 +91,34 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 	if len(positional) > 0 {
 		return usageFail(e, "runs takes only flags (--status, --name, --json, --runs-dir, --temporal); got %q", positional[0])
 	}
-	var err error
-	if f.temporal, err = f.conn.resolve(f.temporal); err != nil {
+	if err := f.Resolve(); err != nil {
 		return usageFail(e, "%v", err)
 	}
-	if f.temporal != "" {
+	if f.Server != "" {
 		if f.runsDir != "" {
 			return usageFail(e, "--runs-dir and --temporal list different runs (this machine's runs folder, a Temporal namespace); give one of them")
 		}
 		return runsOnTemporal(f, e)
 	}
-	if f.namespace != "" || f.parent != "" || f.conn.given() {
+	if f.Namespace != "" || f.parent != "" || f.Connected() {
 		return usageFail(e, "--namespace, --parent and the connection flags (--api-key, --tls, ...) go with --temporal HOST:PORT (or --address, --profile); add it or drop them")
 	}
-	status := ledger.RunStatus(f.status)
-	if f.status != "" && !status.Valid() {
-		return usageFail(e, "--status %q is not a run status; use one of %s", f.status, listing.Statuses())
-	}
-	eng, err := openLedgerEngine(f, e)
+	status, err := listing.ParseStatus(f.status)
 	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
+		return usageFail(e, "%v", err)
 	}
-	defer closeEngine(eng)
-	runs, err := eng.Ledger().List(ledger.Filter{Status: status, Name: f.name})
-	if err != nil {
-		notice(e, "the run ledger: %v", err)
-		return exitFailed
-	}
-	if f.asJSON {
-		return printJSON(e, struct {
-			Runs []ledger.Run `json:"runs"`
-		}{runs}, exitCompleted)
-	}
-	listing.WriteRuns(e.stdout, runs, time.Now())
-	return exitCompleted
+	return withLedger(f, e, func(eng *engine.Engine) int {
+		runs, err := eng.Ledger().List(ledger.Filter{Status: status, Name: f.name})
+		if err != nil {
+			notice(e, "the run ledger: %v", err)
+			return exitFailed
+		}
+		if f.asJSON {
+			return printJSON(e, listing.RunList{Runs: runs}, exitCompleted)
+		}
+		listing.WriteRuns(e.stdout, runs, time.Now())
+		return exitCompleted
+	})
 }
 
 // showRun is `wfrun show RUNID [--json]`: the run, its lineage, a tree
@@ -136,25 +127,21 @@ func showRun(f *runsOptions, positional []string, e env) int {
 	if len(positional) != 1 {
 		return usageFail(e, "show takes one run id (wfrun runs lists them): wfrun show RUNID [--json]")
 	}
-	eng, err := openLedgerEngine(f, e)
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer closeEngine(eng)
-	s, err := listing.Show(eng.Ledger(), positional[0])
-	if errors.Is(err, ledger.ErrNotFound) {
-		notice(e, "%v; wfrun runs lists the runs of %s", err, eng.Ledger().Path())
-		return exitFailed
-	} else if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	if f.asJSON {
-		return printJSON(e, s, exitCompleted)
-	}
-	listing.WriteShown(e.stdout, s)
-	return exitCompleted
+	return withLedger(f, e, func(eng *engine.Engine) int {
+		s, err := listing.Show(eng.Ledger(), positional[0])
+		if errors.Is(err, ledger.ErrNotFound) {
+			notice(e, "%v; wfrun runs lists the runs of %s", err, eng.Ledger().Path())
+			return exitFailed
+		} else if err != nil {
+			notice(e, "%v", err)
+			return exitFailed
+		}
+		if f.asJSON {
+			return printJSON(e, s, exitCompleted)
+		}
+		listing.WriteShown(e.stdout, s)
+		return exitCompleted
+	})
 }
 
 // stopRun is `wfrun stop RUNID [--reason TEXT]`: the stop verb. The
@@ -164,39 +151,18 @@ func stopRun(f *runsOptions, positional []string, e env) int {
 	if len(positional) != 1 {
 		return usageFail(e, "stop takes one run id: wfrun stop RUNID [--reason TEXT]")
 	}
-	eng, err := openLedgerEngine(f, e)
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer closeEngine(eng)
-	id := positional[0]
-	reason := f.reason
-	if reason == "" {
-		reason = "stopped with wfrun stop"
-	}
-	if _, err := eng.Stop(id, reason); err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	l := eng.Ledger()
-	deadline := time.Now().Add(l.Lease() + time.Second)
-	for {
-		_, _ = eng.SweepRuns()
-		r, err := l.Get(id)
+	return withLedger(f, e, func(eng *engine.Engine) int {
+		r, stopped, err := listing.StopAndWait(eng, positional[0], f.reason)
 		if err != nil {
 			notice(e, "%v", err)
 			return exitFailed
 		}
-		if r.Status != ledger.RunRunning {
-			return printJSON(e, r, exitCompleted)
-		}
-		if time.Now().After(deadline) {
-			notice(e, "run %s is still running: the stop is recorded, and its process carries it out at its next heartbeat", id)
+		if !stopped {
+			notice(e, "run %s is still running: the stop is recorded, and its process carries it out at its next heartbeat", positional[0])
 			return printJSON(e, r, exitFailed)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return printJSON(e, r, exitCompleted)
+	})
 }
 
 // noteRun is `wfrun note RUNID TEXT`: the follow_up verb, a note on
@@ -205,19 +171,12 @@ func noteRun(f *runsOptions, positional []string, e env) int {
 	if len(positional) != 2 {
 		return usageFail(e, `note takes a run id and the note, in quotes: wfrun note RUNID "what to remember"`)
 	}
-	eng, err := openLedgerEngine(f, e)
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer closeEngine(eng)
-	if err := eng.Note(positional[0], positional[1]); err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	tl, _ := eng.Ledger().Timeline(positional[0])
-	return printJSON(e, struct {
-		RunID    string         `json:"runId"`
-		Timeline []ledger.Event `json:"timeline"`
-	}{positional[0], tl}, exitCompleted)
+	return withLedger(f, e, func(eng *engine.Engine) int {
+		noted, err := listing.Note(eng, positional[0], positional[1])
+		if err != nil {
+			notice(e, "%v", err)
+			return exitFailed
+		}
+		return printJSON(e, noted, exitCompleted)
+	})
 }

@@ -41,9 +41,10 @@ func authToken(token string, e env) string {
 // serveUntilSignal waits for served, the end of a server that cancel
 // stops. The first signal cancels it (its runs are cancelled with it) and
 // waits on; a second one gives up waiting: then finished is false, and the
-// caller exits at once, closing nothing more. A server error for which
-// quiet is false is noticed as "<what> stopped: …" and exits 1.
-func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string, quiet func(error) bool) (code int, finished bool) {
+// caller exits at once, closing nothing more. A server error is noticed
+// as "<what> stopped: …" and exits 1 (the servers' Start says a normal end
+// as nil).
+func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string) (code int, finished bool) {
 	out := interrupt.Wait(served, e.signals, func(os.Signal) { cancel() })
 	switch {
 	case out.Abandoned != nil:
@@ -51,7 +52,7 @@ func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, wha
 		return exitInterrupted, false
 	case out.Interrupted != nil:
 		return exitInterrupted, true
-	case out.Value != nil && !quiet(out.Value):
+	case out.Value != nil:
 		notice(e, "%s stopped: %v", what, out.Value)
 		return exitFailed, true
 	}

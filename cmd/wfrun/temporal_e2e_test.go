@@ -133,6 +133,23 @@ func TestTemporalE2E_AWorkerProcessRunsTheScriptAndTheResultMatchesInProcess(t *
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// --status and --name are the server's query: the run is found by
+	// them, and not by another status.
+	for _, c := range []struct {
+		args  []string
+		found bool
+	}{
+		{[]string{"--status", "completed", "--name", "distributed"}, true},
+		{[]string{"--status", "error", "--name", "distributed"}, false},
+		{[]string{"--name", "another"}, false},
+	} {
+		runs := exec.Command(bin, append([]string{"runs", "--temporal", addr, "--json"}, c.args...)...)
+		runs.Env = env
+		out, err := runs.Output()
+		if err != nil || strings.Contains(string(out), remote.RunID) != c.found {
+			t.Fatalf("wfrun runs --temporal %s: %v, want found %v\n%s", strings.Join(c.args, " "), err, c.found, out)
+		}
+	}
 
 	_ = worker.Process.Signal(syscall.SIGINT)
 	select {

@@ -7,55 +7,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
-	"github.com/wfrun/wfrun/internal/human"
 )
 
 // The payload store of runs on Temporal (--payloads URL) and wfrun
 // temporal gc, which deletes the payloads no history refers to any more
 // (docs/scale-out.md).
-
-// payloadStores are the stores this process opened, by --payloads value:
-// a client, a worker and their data converters share one, which lives as
-// long as the process.
-var payloadStores sync.Map // string → payloadStoreEntry
-
-type payloadStoreEntry struct {
-	store wftemporal.SweepableStore
-	err   error
-}
-
-// openPayloads opens the store of --payloads (a folder, file:///FOLDER,
-// s3://BUCKET?endpoint=…), once per process.
-func openPayloads(spec string) (wftemporal.SweepableStore, error) {
-	if v, ok := payloadStores.Load(spec); ok {
-		e := v.(payloadStoreEntry)
-		return e.store, e.err
-	}
-	s, err := wftemporal.OpenPayloadStore(context.Background(), spec)
-	if err != nil {
-		err = fmt.Errorf("--payloads: %w", err)
-	}
-	v, _ := payloadStores.LoadOrStore(spec, payloadStoreEntry{s, err})
-	e := v.(payloadStoreEntry)
-	return e.store, e.err
-}
-
-// payloadsUsage is the help of --payloads.
-const payloadsUsage = "the store, by `URL`, where payloads over 4 KiB are kept, a reference in the history: a folder (its path or file:///DIR; default ~/.wfrun/temporal-payloads) or s3://BUCKET?endpoint=URL&region=R, with the credentials of the AWS environment (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE); every worker and client of a task queue must share it"
-
-// payloadStore is the store of --payloads for Options, which dialTemporal
-// has opened (and refused when it could not be): nil is the default folder.
-func payloadStore(spec string) wftemporal.PayloadStore {
-	s, err := openPayloads(spec)
-	if err != nil {
-		return nil
-	}
-	return s
-}
 
 // gcFlags are the flags of wfrun temporal gc.
 type gcFlags struct {
@@ -71,8 +30,8 @@ func temporalGCCommand(args []string, e env) int {
 	fs := flag.NewFlagSet("wfrun temporal gc", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	f.bindConnection(fs)
-	text(fs, &f.payloads, "payloads", payloadsUsage)
+	f.BindServerFlags(fs)
+	text(fs, &f.Payloads, "payloads", wftemporal.PayloadsUsage)
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the payloads it would delete, and delete nothing")
 	fs.BoolVar(&f.asJSON, "json", false, "print the counts and the keys deleted as JSON")
 	fs.DurationVar(&f.minAge, "min-age", wftemporal.DefaultPayloadMinAge, "keep every payload written more recently than this `DURATION`; 0 collects payloads of any age")
@@ -93,18 +52,18 @@ func temporalGCCommand(args []string, e env) int {
 	if f.minAge < 0 {
 		return usageFail(e, "temporal gc: --min-age %s is negative; give 0 to collect payloads of any age", f.minAge)
 	}
-	temporal, err := f.conn.resolve(f.temporal)
-	if err != nil {
+	t := f.temporalFlags
+	if err := t.Resolve(); err != nil {
 		return usageFail(e, "%v", err)
 	}
-	if temporal == "" {
+	if t.Server == "" {
 		return usageFail(e, "temporal gc needs --temporal HOST:PORT (or --address, or --temporal config): it asks that server which histories still refer to payloads")
 	}
-	store, err := openPayloads(f.payloads)
+	store, err := t.OpenPayloads()
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	c, err := wftemporal.DialConnection(f.conn.connection(temporal, f.namespace), wftemporal.Options{Payloads: store})
+	c, err := wftemporal.DialConnection(t.Conn(), wftemporal.Options{Payloads: store})
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
@@ -134,14 +93,6 @@ func temporalGCCommand(args []string, e env) int {
 	if f.asJSON {
 		return printJSON(e, res, exitCompleted)
 	}
-	verb := "deleted"
-	if f.dryRun {
-		verb = "would delete"
-		for _, k := range res.Deleted {
-			fmt.Fprintf(e.stdout, "would delete %s\n", k)
-		}
-	}
-	fmt.Fprintf(e.stdout, "%s %d of %d payloads (%s); kept %d that the %d histories of the namespace refer to and %d younger than %s\n",
-		verb, len(res.Deleted), res.Payloads, human.Bytes(res.DeletedBytes), res.Referenced, res.Histories, res.Recent, f.minAge)
+	res.WriteReport(e.stdout, f.minAge)
 	return exitCompleted
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/setup"
 	"github.com/wfrun/wfrun/engine/tool"
-	"github.com/wfrun/wfrun/internal/human"
 )
 
 // toolCmd is `wfrun tool`: the tool definitions (name, description,
@@ -17,25 +17,17 @@ func toolDefinitions(e env, args []string) int {
 	if len(args) > 0 {
 		return usageFail(e, "tool takes no arguments; it prints the tool definitions. Got %q", args[0])
 	}
-	// The personas a wfrun mcp started here without flags would offer.
-	set, err := loadPersonas(nil, "", e)
+	// The personas and saved workflows a wfrun mcp started here without
+	// flags would offer.
+	cfg, err := setup.Local("", e.getenv("HOME"))
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	// and the saved workflows it would list (the current folder's
-	// .claude/workflows, …).
-	ws, err := workspaceDir("")
+	eng, err := engine.New(cfg)
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	eng, err := engine.New(engine.Config{Personas: set, Workspace: ws,
-		WorkflowsDirs: engine.WorkflowSearchDirs(nil, ws, e.getenv("HOME"))})
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	// wfrun mcp serves the sub-agent tools too; their definitions need no
-	// ledger.
-	defs := append(tool.New(eng, tool.Options{Personas: toolPersonas(set)}).Definitions(), tool.SubagentDefinitions()...)
+	defs := tool.AllDefinitions(eng, toolPersonas(cfg.Personas))
 	if err := closeEngine(eng); err != nil {
 		notice(e, "%v", err)
 	}
@@ -44,10 +36,4 @@ func toolDefinitions(e env, args []string) int {
 
 // toolPersonas lists the personas for the tools' descriptions: the names a
 // script's agentType may use, with their one-line descriptions.
-func toolPersonas(set *persona.Set) []tool.Persona {
-	var out []tool.Persona
-	for _, p := range set.Personas() {
-		out = append(out, tool.Persona{Name: p.Name, Description: human.FirstLine(p.Description, 200)})
-	}
-	return out
-}
+func toolPersonas(set *persona.Set) []tool.Persona { return tool.PersonasOf(set) }

@@ -1,11 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"flag"
-	"net"
-	"net/http"
 
 	"github.com/wfrun/wfrun/engine/ui"
 )
@@ -39,12 +37,8 @@ func (o *uiOptions) run(e env) int {
 	if len(o.positional) > 0 {
 		return usageFail(e, "ui takes only flags (--addr, --auth-token, --runs-dir, the provider flags); got %q", o.positional[0])
 	}
-	addr := o.uiAddr
-	if addr == "" {
-		addr = ui.DefaultAddr
-	}
 	token := authToken(o.authToken, e)
-	if err := ui.CheckBind(addr, token); err != nil {
+	if err := ui.CheckBind(cmp.Or(o.uiAddr, ui.DefaultAddr), token); err != nil {
 		return usageFail(e, "%v", err)
 	}
 	in, err := loadToolInvocation(&o.options, e)
@@ -67,23 +61,20 @@ func (o *uiOptions) run(e env) int {
 		_ = closeEngine(eng)
 		return exitFailed
 	}
-	l, err := net.Listen("tcp", addr)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr, served, err := srv.Start(ctx, o.uiAddr)
 	if err != nil {
-		notice(e, "--addr %s: cannot listen: %v; choose another port, or stop what listens there", addr, err)
+		notice(e, "%v", err)
 		_ = closeEngine(eng)
 		return exitFailed
 	}
 	if token != "" {
-		notice(e, "serving the runs of %s at http://%s/ (token required: open http://%s/?token=TOKEN once)", eng.Ledger().Path(), l.Addr(), l.Addr())
+		notice(e, "serving the runs of %s at http://%s/ (token required: open http://%s/?token=TOKEN once)", eng.Ledger().Path(), addr, addr)
 	} else {
-		notice(e, "serving the runs of %s at http://%s/", eng.Ledger().Path(), l.Addr())
+		notice(e, "serving the runs of %s at http://%s/", eng.Ledger().Path(), addr)
 	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, l) }()
-	code, finished := serveUntilSignal(e, served, cancel, "the page's server", func(err error) bool { return errors.Is(err, http.ErrServerClosed) })
+	code, finished := serveUntilSignal(e, served, cancel, "the page's server")
 	if !finished {
 		return code
 	}

@@ -47,7 +47,7 @@ func sections() []*flag.FlagSet {
 		section("Limits (on mcp, agent, ui and worker: the defaults of every run)", new(limitFlags).Bind),
 		section("Output", func(fs *flag.FlagSet) { bindEvents(fs, new(string)); bindOTLP(fs, new(string)) }),
 		section("Runs folder (resume, retry and continue replay what it journaled)", func(fs *flag.FlagSet) { bindRunsDir(fs, new(string)) }),
-		section("Temporal", new(temporalFlags).bind),
+		section("Temporal", new(temporalFlags).BindFlags),
 	}
 }
 

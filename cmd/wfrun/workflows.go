@@ -3,8 +3,8 @@ package main
 import (
 	"flag"
 
-	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/listing"
+	"github.com/wfrun/wfrun/engine/setup"
 )
 
 // workflowsCmd is `wfrun workflows [--workflows-dir DIR]...
@@ -19,12 +19,10 @@ func workflowsCmd(fs *flag.FlagSet) runFunc {
 }
 
 func workflows(e env, dirs []string, workspace string, asJSON bool) int {
-	ws, err := workspaceDir(workspace)
+	list, err := setup.SavedWorkflows(dirs, workspace, e.getenv("HOME"))
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	list := engine.ListSavedWorkflows(engine.Config{
-		WorkflowsDirs: engine.WorkflowSearchDirs(dirs, ws, e.getenv("HOME")), Workspace: ws})
 	code := exitCompleted
 	if len(list.Errors) > 0 {
 		code = exitFailed

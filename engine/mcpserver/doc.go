@@ -35,7 +35,9 @@
 // Transports: stdio (Server.Run with LineTransport, the default of wfrun
 // mcp, which answers a line that is not a JSON-RPC message with a JSON-RPC
 // error instead of ending the session as the SDK's stdio transport does),
-// and streamable HTTP (Server.Handler, ServeHTTP). CheckBind
+// and streamable HTTP (Server.Handler, ServeHTTP); Start serves either,
+// as an Endpoint names it, in the background (wfrun mcp, with StdioOwner
+// on stdio), after Endpoint.Check. CheckBind
 // refuses to serve HTTP on anything but a loopback address without a
 // bearer token; with a token every request must carry it
 // (Authorization: Bearer TOKEN) or gets 401.

@@ -50,8 +50,9 @@
 // the default-provider policy (DefaultProvider), how the engine is built
 // and closed (Open, CloseEngine), the JSON lines of an event log
 // (EventLog), what a resumed run takes from its saved request before any
-// engine exists (Resume), and the meta of a script file that has none
-// (FileMeta, SupplyMeta).
+// engine exists (Resume), the meta of a script file that has none
+// (FileMeta, SupplyMeta), the saved workflows a workspace holds
+// (SavedWorkflows), and the configuration wfrun tool describes (Local).
 //
 // # What it must never do
 //

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
@@ -228,51 +226,6 @@ func (r *Run) Cancel(ctx context.Context) error {
 		return fmt.Errorf("run %s: %w", r.id, err)
 	}
 	return nil
-}
-
-// RunInfo is one run as its search attributes list it.
-type RunInfo struct {
-	RunID  string    `json:"runId"`
-	Name   string    `json:"name"`
-	Parent string    `json:"parent"`
-	Status string    `json:"status"`
-	Start  time.Time `json:"startTime"`
-}
-
-// Runs lists the runs of the client's namespace, newest first, at most
-// limit of them (0: 100); parent, if set, keeps only that owner's.
-func (c *Client) Runs(ctx context.Context, parent string, limit int) ([]RunInfo, error) {
-	if limit <= 0 {
-		limit = 100
-	}
-	q := fmt.Sprintf("WorkflowType = '%s'", WorkflowName)
-	if parent != "" {
-		q += fmt.Sprintf(" AND %s = '%s'", AttrParent.GetName(), strings.ReplaceAll(parent, "'", "\\'"))
-	}
-	var out []RunInfo
-	var token []byte
-	for len(out) < limit {
-		resp, err := c.c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q, NextPageToken: token, PageSize: int32(min(limit-len(out), 100))})
-		if err != nil {
-			return nil, fmt.Errorf("cannot list runs: %w", err)
-		}
-		for _, e := range resp.GetExecutions() {
-			info := RunInfo{RunID: e.GetExecution().GetWorkflowId(), Start: e.GetStartTime().AsTime()}
-			sa := e.GetSearchAttributes().GetIndexedFields()
-			info.Name = keyword(sa[AttrName.GetName()])
-			info.Parent = keyword(sa[AttrParent.GetName()])
-			info.Status = keyword(sa[AttrStatus.GetName()])
-			if st := e.GetStatus(); info.Status == StatusRunning && st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-				// Ended by Temporal (terminated, timed out), not by the run.
-				info.Status = strings.ToLower(strings.TrimPrefix(st.String(), "WORKFLOW_EXECUTION_STATUS_"))
-			}
-			out = append(out, info)
-		}
-		if token = resp.GetNextPageToken(); len(token) == 0 {
-			break
-		}
-	}
-	return out, nil
 }
 
 // keyword reads a Keyword search attribute's payload.

@@ -54,6 +54,16 @@
 //   - Client.Remote holds background runs for the workflow tool, and
 //     resumeFromRunId starts a new run whose journal is an ended run's
 //     completed agent activities (resume.go).
+//   - What wfrun's commands assemble is here, for an embedder to get the
+//     same behaviour: Target (the server, connection, task queue and
+//     payload store as the flags name them; BindFlags, ResolveFlags,
+//     Dial), StartWorker (wfrun
+//     worker), Run.Follow (the first interrupt cancels the workflow, the
+//     second stops waiting), ListRuns with a RunFilter that the server's
+//     visibility query applies (wfrun runs --temporal) and WriteRuns,
+//     FindDevServer and ExecDevServer (wfrun temporal dev), and
+//     GCResult.WriteReport (wfrun temporal gc). The command keeps only
+//     reading its flags and printing.
 //
 // What a run on Temporal cannot do: resume from a runs folder (its history
 // is its journal), process isolation (the VM lives in the workflow

@@ -12,3 +12,6 @@ func SetTaskHook(f func(req engine.WorkflowStartRequest)) (unset func()) {
 
 // PayloadRefs adds the payload keys m refers to, at any depth.
 var PayloadRefs = payloadRefs
+
+// RunsQuery is the visibility query of a RunFilter.
+var RunsQuery = runsQuery

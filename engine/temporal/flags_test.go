@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +28,37 @@ func TestConnectionBindFlags(t *testing.T) {
 	c = Connection{}
 	if err := fs.Parse([]string{"--tls=false"}); err != nil || c.TLS != "false" {
 		t.Errorf("--tls=false read TLS %q (%v), want false", c.TLS, err)
+	}
+}
+
+func TestTarget_BindFlagsAndResolveFlags(t *testing.T) {
+	parse := func(args ...string) (*Target, map[string]bool) {
+		t.Helper()
+		var tg Target
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		tg.BindFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		return &tg, given
+	}
+	tg, given := parse("--temporal", "h:1", "--namespace", "ns", "--task-queue", "q", "--payloads", "/p", "--api-key", "k")
+	if err := tg.ResolveFlags(given); err != nil {
+		t.Fatal(err)
+	}
+	if tg.Server != "h:1" || tg.TaskQueue != "q" || tg.Payloads != "/p" || tg.Conn() != (Connection{Address: "h:1", Namespace: "ns", APIKey: "k"}) || !tg.Connected() {
+		t.Fatalf("target %+v", tg)
+	}
+	for _, name := range []string{"namespace", "task-queue", "payloads", "tls-ca-path"} {
+		tg, given := parse("--"+name, "x")
+		if err := tg.ResolveFlags(given); err == nil || !strings.Contains(err.Error(), "--"+name+" goes with --temporal") {
+			t.Errorf("--%s without a server: %v", name, err)
+		}
+	}
+	if tg, _ := parse("--namespace", "ns"); tg.Connected() {
+		t.Error("--namespace alone counts as a connection flag")
 	}
 }

@@ -34,8 +34,8 @@
 //
 // Goroutines: a request that follows a file or the ledger polls it in its
 // own handler goroutine and returns when the request's context is done;
-// Serve cancels every such context when it stops. The package starts no
-// other goroutine.
+// Serve cancels every such context when it stops. Start listens and runs
+// Serve in one goroutine, which ends with it; the package starts no other.
 //
 // Place: cmd → engine/ui → engine; nothing but cmd imports it.
 // internal/testkit/layers holds the exact list of what it may import.

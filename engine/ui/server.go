@@ -146,6 +146,30 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	return err
 }
 
+// Start listens on addr ("" is DefaultAddr) and serves the page in the
+// background until ctx is done: listening is the address it listens on,
+// and served gets the end of serving, nil when nothing failed. Its error
+// is an address that refuses to listen; CheckBind is the caller's to
+// apply first.
+func (s *Server) Start(ctx context.Context, addr string) (listening net.Addr, served <-chan error, err error) {
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--addr %s: cannot listen: %v; choose another port, or stop what listens there", addr, err)
+	}
+	ch := make(chan error, 1)
+	go func() {
+		err := s.Serve(ctx, l)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		ch <- err
+	}()
+	return l.Addr(), ch, nil
+}
+
 // sweep marks abandoned the runs whose lease has expired, at most once per
 // poll interval: the ledger does so when it is opened, and a long-lived page
 // must see a run whose process died since.
