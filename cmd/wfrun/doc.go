@@ -50,10 +50,11 @@
 // The command line only fills engine/setup's Inputs from its flags
 // (inputsOf, request.go): reading the script, the request, args and meta,
 // the providers and the engine is engine/setup's, so that an embedder gets
-// the same; waiting for a run while signals come is internal/interrupt's
-// (engine/temporal's Run.Follow for a run on Temporal).
+// the same; following a run in the foreground while signals come, and
+// closing in order, is engine/foreground's (engine/temporal's Run.Follow
+// for a run on Temporal).
 // mcp, agent, ui and worker reuse the run's flags, provider setup and
-// engine (loadToolInvocation and newEngine); the MCP server itself is
+// engine (loadToolInvocation and engine/foreground's Open); the MCP server itself is
 // engine/mcpserver. Every command that
 // runs something keeps its runs in --runs-dir ($WFRUN_RUNS_DIR,
 // .wfrun/runs); resume, retry, continue and ralph run in the foreground like

@@ -56,7 +56,7 @@ func resumeLike(cmd resumeVerb, o *options, e env) int {
 		return failBeforeRun(e, err)
 	}
 	over := in.Request
-	return foreground(in, o, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
+	return runForeground(in, o, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
 		over.OnEvent = onEvent
 		adjust := func(r *engine.WorkflowStartRequest) { *r = over }
 		switch cmd {

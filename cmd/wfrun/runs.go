@@ -8,6 +8,7 @@ import (
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/listing"
+	"github.com/wfrun/wfrun/engine/setup"
 	"github.com/wfrun/wfrun/internal/statedir"
 )
 
@@ -68,7 +69,7 @@ func withLedger(f *runsOptions, e env, verb func(eng *engine.Engine) int) int {
 	if err == nil {
 		var eng *engine.Engine
 		if eng, err = listing.OpenLedger(dir, state); err == nil {
-			defer closeEngine(eng)
+			defer setup.CloseEngine(eng)
 			announceRebuilt(e, eng)
 			return verb(eng)
 		}

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"os"
 
-	"github.com/wfrun/wfrun/internal/interrupt"
+	"github.com/wfrun/wfrun/engine/foreground"
 )
 
 // The commands that serve models rather than run one script (wfrun mcp,
@@ -45,10 +45,9 @@ func authToken(token string, e env) string {
 // as "<what> stopped: …" and exits 1 (the servers' Start says a normal end
 // as nil).
 func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string) (code int, finished bool) {
-	out := interrupt.Wait(served, e.signals, func(os.Signal) { cancel() })
+	out := foreground.Wait(e.terminal(), nil, "the runs", served, func(os.Signal) { cancel() })
 	switch {
 	case out.Abandoned != nil:
-		notice(e, "second %s: exiting without waiting for the runs", signalName(out.Abandoned))
 		return exitInterrupted, false
 	case out.Interrupted != nil:
 		return exitInterrupted, true
