@@ -99,11 +99,5 @@ func (o *mcpOptions) run(e env) int {
 		}
 		notice(e, "serving MCP over streamable HTTP at http://%s/ (%s)", addr, auth)
 	}
-	code, finished := serveUntilSignal(e, served, cancel, "the MCP server")
-	if !finished {
-		s.Abandon()
-		return code
-	}
-	s.Close()
-	return code
+	return serveUntilSignal(e, s, served, cancel, "the MCP server")
 }

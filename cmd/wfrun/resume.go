@@ -6,11 +6,7 @@ import (
 	"strings"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/engine/setup"
 )
-
-// runsDirOf is --runs-dir, else $WFRUN_RUNS_DIR, else .wfrun/runs.
-func runsDirOf(o *options, e env) string { return setup.RunsDir(o.runsDir, e.getenv) }
 
 // resumeVerb is resume, retry or continue.
 type resumeVerb string

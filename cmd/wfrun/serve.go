@@ -39,21 +39,24 @@ func authToken(token string, e env) string {
 }
 
 // serveUntilSignal waits for served, the end of a server that cancel
-// stops. The first signal cancels it (its runs are cancelled with it) and
-// waits on; a second one gives up waiting: then finished is false, and the
-// caller exits at once, closing nothing more. A server error is noticed
-// as "<what> stopped: …" and exits 1 (the servers' Start says a normal end
+// stops, then closes s. The first signal cancels the server (its runs are
+// cancelled with it) and waits on; a second one gives up waiting and
+// abandons s, and the caller exits at once. A server error is noticed as
+// "<what> stopped: …" and exits 1 (the servers' Start says a normal end
 // as nil).
-func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string) (code int, finished bool) {
+func serveUntilSignal(e env, s *foreground.Session, served <-chan error, cancel context.CancelFunc, what string) int {
 	out := foreground.Wait(e.terminal(), nil, "the runs", served, func(os.Signal) { cancel() })
+	if out.Abandoned != nil {
+		s.Abandon()
+		return exitInterrupted
+	}
+	defer s.Close()
 	switch {
-	case out.Abandoned != nil:
-		return exitInterrupted, false
 	case out.Interrupted != nil:
-		return exitInterrupted, true
+		return exitInterrupted
 	case out.Value != nil:
 		notice(e, "%s stopped: %v", what, out.Value)
-		return exitFailed, true
+		return exitFailed
 	}
-	return exitCompleted, true
+	return exitCompleted
 }

@@ -75,11 +75,5 @@ func (o *uiOptions) run(e env) int {
 	} else {
 		notice(e, "serving the runs of %s at http://%s/", eng.Ledger().Path(), addr)
 	}
-	code, finished := serveUntilSignal(e, served, cancel, "the page's server")
-	if !finished {
-		s.Abandon()
-		return code
-	}
-	s.Close()
-	return code
+	return serveUntilSignal(e, s, served, cancel, "the page's server")
 }
