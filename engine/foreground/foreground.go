@@ -135,6 +135,7 @@ func Open(ctx context.Context, in *setup.Invocation, t Terminal, o Options) (*Se
 
 // Subagents starts the continuable sub-agents of the engine
 // (tool.NewSubagents), which Close ends before the engine they live in.
+// It is called at most once.
 func (s *Session) Subagents() (*subagent.Manager, error) {
 	subs, err := tool.NewSubagents(s.Engine)
 	s.subs = subs
