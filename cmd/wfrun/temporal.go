@@ -101,16 +101,15 @@ func (o *workerOptions) run(e env, positional []string) int {
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
+	defer events.Close()
 	// --events goes to the worker, not the engine: the worker logs a run's
 	// events when it first executes them, never again while it replays a
 	// history.
 	s, err := foreground.Open(context.Background(), in, e.terminal(), foreground.Options{Announce: !in.ExplicitProvider})
 	if err != nil {
-		events.Close()
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	defer events.Close()
 	defer s.Close()
 	eng := s.Engine
 	t := o.temporalFlags
