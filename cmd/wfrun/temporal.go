@@ -147,20 +147,14 @@ func runsOnTemporal(f *runsOptions, e env) int {
 	return exitCompleted
 }
 
-// temporalCommand is `wfrun temporal dev [flags]`: it runs the dev server
+// temporalDev is `wfrun temporal dev [flags]`: it runs the dev server
 // binary, found beside wfrun or on PATH, in wfrun's place.
-func temporalCommand(args []string, e env) int {
-	if len(args) > 0 && args[0] == "gc" {
-		return temporalGCCommand(args[1:], e)
-	}
-	if len(args) == 0 || args[0] != "dev" {
-		return usageFail(e, "temporal takes a subcommand: wfrun temporal dev [--port N] [--db FILE], or wfrun temporal gc --temporal HOST:PORT [--payloads URL] [--min-age DURATION] [--dry-run]")
-	}
+func temporalDev(args []string, e env) int {
 	bin, err := wftemporal.FindDevServer()
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	notice(e, "%v", wftemporal.ExecDevServer(bin, args))
+	notice(e, "%v", wftemporal.ExecDevServer(bin, append([]string{"dev"}, args...)))
 	return exitFailed
 }
