@@ -109,23 +109,17 @@ func (o *workerOptions) run(e env, positional []string) int {
 	}
 	defer closeProviders()
 	defer closeEngine(eng)
-	t := o.temporalFlags
-	c, opts, err := t.Dial()
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	defer c.Close()
-	opts.MaxConcurrentAgents = o.maxConcurrentAgents
+	opts := wftemporal.Options{MaxConcurrentAgents: o.maxConcurrentAgents}
 	if events != nil {
 		opts.Events = events.log.Record
 	}
-	w, err := wftemporal.StartWorker(c, eng, t.Conn(), opts, func(err error) { notice(e, "%v; runs will not start until the namespace has them", err) })
+	warn := func(err error) { notice(e, "%v; runs will not start until the namespace has them", err) }
+	w, err := o.temporalFlags.Serve(eng, opts, warn)
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", opts.Queue(), t.Conn().ServerName(), strings.Join(eng.Providers(), ", "))
+	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", w.Queue, w.Server, strings.Join(eng.Providers(), ", "))
 	sig := <-e.signals
 	notice(e, "%s: stopping the worker (its agents in flight go to another worker)", signalName(sig))
 	w.Stop()

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"context"
 	"flag"
 
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
+	"github.com/wfrun/wfrun/internal/interrupt"
 )
 
 // temporalGCCmd is `wfrun temporal gc --temporal HOST:PORT [--payloads
@@ -23,15 +23,8 @@ func temporalGCCmd(fs *flag.FlagSet) runFunc {
 		if err := f.Check(); err != nil {
 			return usageFail(e, "%v", err)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := interrupt.Context(e.signals)
 		defer cancel()
-		go func() {
-			select {
-			case <-e.signals:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
 		res, err := f.Collect(ctx)
 		code := exitCompleted
 		if err != nil {
