@@ -12,14 +12,15 @@ import (
 // [--json]`: the personas a run with the same flags would know, where each
 // comes from, and the files that failed to load (FILE:LINE: sentence).
 func agentsCmd(fs *flag.FlagSet) runFunc {
-	return listingCmd(fs, "agents", setup.BindAgentsDir, func(e env, dirs []string, workspace string) (listed, error) {
-		set, err := setup.LoadPersonas(dirs, workspace, e.getenv)
-		if err != nil {
-			return listed{}, err
-		}
-		write := func(w io.Writer) { listing.WriteAgents(w, set) }
-		return listed{json: listing.AgentsOf(set), write: write, failed: len(set.Errors()) > 0}, nil
-	})
+	return listingCmd(fs, "agents", setup.BindAgentsDir,
+		func(e env, dirs []string, workspace string) (listed, error) {
+			set, err := setup.LoadPersonas(dirs, workspace, e.getenv)
+			if err != nil {
+				return listed{}, err
+			}
+			write := func(w io.Writer) { listing.WriteAgents(w, set) }
+			return listed{json: listing.AgentsOf(set), write: write, failed: len(set.Errors()) > 0}, nil
+		})
 }
 
 // listed is what a listing command (agents, workflows) found: the JSON

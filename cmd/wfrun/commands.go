@@ -11,10 +11,8 @@ import (
 	"github.com/wfrun/wfrun/internal/human"
 )
 
-// The command table: every command's name, how it is invoked, its summary,
-// its own flags and its run function. The dispatch, the help, the hint
-// after a word that is neither a command nor a script, and the test of the
-// package doc all read it, so a command is added in one place.
+// The command table, which the dispatch, the help, the hint after a typo
+// and the test of the package doc read, so a command is added in one place.
 
 // command is one entry of the table.
 type command struct {

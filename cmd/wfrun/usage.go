@@ -31,9 +31,6 @@ const (
 	helpWidth     = flagvalue.Width
 )
 
-// writeHanging lays a command's summary out in its column.
-var writeHanging = flagvalue.WriteHanging
-
 // sections are the groups of flags that several commands share, each a
 // flag set of the help's own, named by its title in the help.
 func sections() []*flag.FlagSet {
@@ -59,9 +56,9 @@ func usage() string {
 			heading = c.section
 			b.WriteString("\n" + heading + ":\n")
 		}
-		writeHanging(&b, "  wfrun "+c.use, summaryColumn, c.summary)
+		flagvalue.WriteHanging(&b, "  wfrun "+c.use, summaryColumn, c.summary)
 	}
-	writeHanging(&b, "  wfrun COMMAND --help", summaryColumn, "the flags of one command")
+	flagvalue.WriteHanging(&b, "  wfrun COMMAND --help", summaryColumn, "the flags of one command")
 	b.WriteString("  wfrun --help | --version\n\n" + flagsNote)
 	shared := sections()
 	for _, s := range shared {
@@ -91,7 +88,7 @@ func usage() string {
 func (c command) usage() string {
 	var b strings.Builder
 	b.WriteString("usage: wfrun " + c.use + "\n\n")
-	writeHanging(&b, "", 0, c.summary)
+	flagvalue.WriteHanging(&b, "", 0, c.summary)
 	fs, _ := c.flagSet()
 	flagvalue.WriteSections(&b, fs, sections())
 	b.WriteString("\nRun 'wfrun --help' for every command, the exit statuses and examples.\n")

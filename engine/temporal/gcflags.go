@@ -24,7 +24,8 @@ func (g *GCFlags) BindFlags(fs *flag.FlagSet) {
 	g.BindServerFlags(fs)
 	fv.Text(fs, &g.Payloads, "payloads", PayloadsUsage)
 	fs.BoolVar(&g.DryRun, "dry-run", false, "print the payloads it would delete, and delete nothing")
-	fs.DurationVar(&g.MinAge, "min-age", DefaultPayloadMinAge, "keep every payload written more recently than this `DURATION`; 0 collects payloads of any age")
+	fs.DurationVar(&g.MinAge, "min-age", DefaultPayloadMinAge,
+		"keep every payload written more recently than this `DURATION`; 0 collects payloads of any age")
 }
 
 // Check resolves the server and opens the payload store; its errors are
@@ -37,7 +38,8 @@ func (g *GCFlags) Check() error {
 		return err
 	}
 	if g.Server == "" {
-		return errors.New("temporal gc needs --temporal HOST:PORT (or --address, or --temporal config): it asks that server which histories still refer to payloads")
+		return errors.New("temporal gc needs --temporal HOST:PORT (or --address, or --temporal config): " +
+			"it asks that server which histories still refer to payloads")
 	}
 	_, err := g.OpenPayloads()
 	return err
