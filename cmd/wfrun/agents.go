@@ -2,66 +2,63 @@ package main
 
 import (
 	"flag"
+	"io"
 
-	"github.com/wfrun/wfrun/agentapi/persona"
 	"github.com/wfrun/wfrun/engine/listing"
 	"github.com/wfrun/wfrun/engine/setup"
 )
 
 // agentsCmd is `wfrun agents [--agents-dir DIR]... [--workspace DIR]
 // [--json]`: the personas a run with the same flags would know, where each
-// comes from, and the files that failed to load (FILE:LINE: sentence). It
-// exits 0 when every file loaded and 1 when some did not; the listing is
-// printed either way.
+// comes from, and the files that failed to load (FILE:LINE: sentence).
 func agentsCmd(fs *flag.FlagSet) runFunc {
-	l := &listingOptions{}
-	bindAgentsDir(fs, &l.dirs)
-	return l.bind(fs, "agents", agents)
+	return listingCmd(fs, "agents", setup.BindAgentsDir,
+		func(e env, dirs []string, workspace string) (listed, error) {
+			set, err := setup.LoadPersonas(dirs, workspace, e.getenv)
+			if err != nil {
+				return listed{}, err
+			}
+			write := func(w io.Writer) { listing.WriteAgents(w, set) }
+			return listed{json: listing.AgentsOf(set), write: write, failed: len(set.Errors()) > 0}, nil
+		})
 }
 
-func agents(e env, dirs []string, workspace string, asJSON bool) int {
-	set, err := loadPersonas(dirs, workspace, e)
-	if err != nil {
-		return usageFail(e, "%v", err)
-	}
-	code := exitCompleted
-	if len(set.Errors()) > 0 {
-		code = exitFailed
-	}
-	if asJSON {
-		return printJSON(e, listing.AgentsOf(set), code)
-	}
-	listing.WriteAgents(e.stdout, set)
-	return code
+// listed is what a listing command (agents, workflows) found: the JSON
+// and the table of it, and whether a file failed to load.
+type listed struct {
+	json   any
+	write  func(w io.Writer)
+	failed bool
 }
 
-// workspaceDir returns --workspace as given, or the current folder, after
-// checking that it is a folder.
-var workspaceDir = setup.WorkspaceDir
-
-// loadPersonas loads the personas of --agents-dir, the workspace's
-// .claude/agents and .wfrun/agents, and ~/.claude/agents, in that order.
-func loadPersonas(dirs []string, workspace string, e env) (*persona.Set, error) {
-	return setup.LoadPersonas(dirs, workspace, e.getenv)
-}
-
-// listingOptions are the flags of a listing command (agents, workflows):
-// its repeatable folder flag, --workspace and --json.
-type listingOptions struct {
-	dirs      []string
-	workspace string
-	asJSON    bool
-}
-
-// bind binds --workspace and --json and returns the command's run
-// function, which calls list with the flags.
-func (l *listingOptions) bind(fs *flag.FlagSet, cmd string, list func(e env, dirs []string, workspace string, asJSON bool) int) runFunc {
-	bindWorkspace(fs, &l.workspace)
-	bindJSON(fs, &l.asJSON)
+// listingCmd binds a listing command's flags: its repeatable folder flag
+// (bindDirs), --workspace and --json. Its run function prints what list
+// finds with them, and exits 0 when every file loaded and 1 when some did
+// not; the listing is printed either way.
+func listingCmd(fs *flag.FlagSet, cmd string, bindDirs func(*flag.FlagSet, *[]string),
+	list func(e env, dirs []string, workspace string) (listed, error)) runFunc {
+	var dirs []string
+	var workspace string
+	var asJSON bool
+	bindDirs(fs, &dirs)
+	setup.BindWorkspace(fs, &workspace)
+	bindJSON(fs, &asJSON)
 	return func(e env, positional []string) int {
 		if len(positional) > 0 {
 			return usageFail(e, "%s takes only flags; got %q", cmd, positional[0])
 		}
-		return list(e, l.dirs, l.workspace, l.asJSON)
+		l, err := list(e, dirs, workspace)
+		if err != nil {
+			return usageFail(e, "%v", err)
+		}
+		code := exitCompleted
+		if l.failed {
+			code = exitFailed
+		}
+		if asJSON {
+			return printJSON(e, l.json, code)
+		}
+		l.write(e.stdout)
+		return code
 	}
 }

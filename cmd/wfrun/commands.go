@@ -5,15 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/wfrun/wfrun/internal/flagvalue"
 	"github.com/wfrun/wfrun/internal/human"
 )
 
-// The command table: every command's name, how it is invoked, its summary,
-// its own flags and its run function. The dispatch, the help, the hint
-// after a word that is neither a command nor a script, and the test of the
-// package doc all read it, so a command is added in one place.
+// The command table, which the dispatch, the help, the hint after a typo
+// and the test of the package doc read, so a command is added in one place.
 
 // command is one entry of the table.
 type command struct {
@@ -30,6 +29,9 @@ type command struct {
 	// raw, when set, takes the arguments unparsed (wfrun temporal dev
 	// hands them to another program).
 	raw func(args []string, e env) int
+	// subs, when set, are the commands under this one (wfrun temporal dev
+	// and gc), each named "NAME WORD", out of the help's flag listing.
+	subs []command
 }
 
 // runFunc runs a command whose flags are parsed, with its positional
@@ -86,8 +88,14 @@ func commands() []command {
 		{name: "worker", use: "worker --temporal HOST:PORT [flags]", flags: workerCmd, section: sectionTemporal,
 			why:     "every run brings its own request, and lives in the cluster's history, not in a runs folder",
 			summary: "run workflows and their agents for the task queue, with the provider flags, until Ctrl-C; wfrun SCRIPT.js --temporal and wfrun mcp --temporal send runs there"},
-		{name: "temporal", use: "temporal dev [--port N] [--db FILE] [--tls DIR] | gc [flags]", raw: temporalCommand, section: sectionTemporal,
-			summary: "dev: a Temporal server on this machine (runs the wfrun-temporal program, built from engine/temporal/server); gc: delete the payloads that no history of the namespace refers to any more (wfrun temporal gc --help)"},
+		{name: "temporal", use: "temporal dev [--port N] [--db FILE] [--tls DIR] | gc [flags]", section: sectionTemporal,
+			summary: "dev: a Temporal server on this machine (runs the wfrun-temporal program, built from engine/temporal/server); gc: delete the payloads that no history of the namespace refers to any more (wfrun temporal gc --help)",
+			subs: []command{
+				{name: "temporal dev", use: "temporal dev [--port N] [--db FILE] [--tls DIR]", raw: temporalDev},
+				{name: "temporal gc", use: "temporal gc --temporal HOST:PORT [--payloads URL] [--min-age DURATION] [--dry-run] [--json]",
+					flags: temporalGCCmd, why: "it only collects payloads",
+					summary: "deletes the payloads of the store that no history the namespace still lists refers to, and that were written more than --min-age ago (docs/scale-out.md)"},
+			}},
 	}
 }
 
@@ -131,6 +139,16 @@ func (c command) flagSet() (*flag.FlagSet, runFunc) {
 func (c command) invoke(args []string, e env) int {
 	if c.raw != nil {
 		return c.raw(args, e)
+	}
+	if c.subs != nil {
+		var uses []string
+		for _, s := range c.subs {
+			if len(args) > 0 && s.name == c.name+" "+args[0] {
+				return s.invoke(args[1:], e)
+			}
+			uses = append(uses, "wfrun "+s.use)
+		}
+		return usageFail(e, "%s takes a subcommand: %s", c.name, strings.Join(uses, ", or "))
 	}
 	fs, run := c.flagSet()
 	var help bool

@@ -19,7 +19,7 @@
 //	wfrun note RUNID TEXT               a note on the run's timeline
 //	wfrun ui                            a local web page over the ledger (engine/ui)
 //	wfrun worker --temporal HOST:PORT   runs on Temporal (engine/temporal, docs/scale-out.md)
-//	wfrun temporal dev                  a Temporal server on this machine
+//	wfrun temporal dev | gc             a Temporal server on this machine; delete payloads no history refers to
 //
 // stdout carries only the JSON answer; notices, the live progress line (on a
 // terminal) and `--events -` go to stderr. The exit status is the contract a
@@ -35,32 +35,30 @@
 // JSON, a rules file with a bad rule, a script that does not parse) is a
 // failed pre-check, reported as a result.
 //
-// Every command is an entry of one table (commands.go): its name, its
-// summary, its own flags and its run function. The dispatch, the help
-// (generated from the table and the flag sets, usage.go), the hint after a
-// word that is neither a command nor a script, and a test of this comment
-// read it. Each command binds its own options struct; the groups of flags
-// that several share are bound, with their help, by the packages they
-// configure (engine/setup's sub-agent and sandbox flags, engine's limits,
-// engine/temporal's connection, checked by internal/flagvalue) or by
-// small functions (flags.go), so a flag a
-// command does not take is unknown to it, and the refusal names the
-// commands that take it.
+// Every command is an entry of one table (commands.go): its name, its summary,
+// its own flags and its run function (wfrun temporal's dev and gc are entries
+// under its own). The dispatch, the help (generated from
+// the table and the flag sets, usage.go), the hint after a word that is neither
+// a command nor a script, and a test of this comment read it. Each command
+// binds its own options struct; the groups of flags that several share are
+// bound, with their help, by the packages they configure (engine/setup's
+// sub-agent and sandbox flags, engine's limits, engine/temporal's connection,
+// checked by internal/flagvalue) or by small functions (flags.go), so a flag a
+// command does not take is unknown to it, and the refusal names the commands
+// that take it.
 //
-// The command line only fills engine/setup's Inputs from its flags
-// (inputsOf, request.go): reading the script, the request, args and meta,
-// the providers and the engine is engine/setup's, so that an embedder gets
-// the same; following a run in the foreground while signals come, and
-// closing in order, is engine/foreground's (engine/temporal's Run.Follow
-// for a run on Temporal).
-// mcp, agent, ui and worker reuse the run's flags, provider setup and
-// engine (loadToolInvocation and engine/foreground's Open); the MCP server itself is
-// engine/mcpserver. Every command that
-// runs something keeps its runs in --runs-dir ($WFRUN_RUNS_DIR,
-// .wfrun/runs); resume, retry, continue and ralph run in the foreground like
-// a script (resume.go, ralph.go), and runs, show, stop and note read or
-// change the ledger through an engine that runs nothing (runs.go, with
-// engine/listing's OpenLedger, StopAndWait and Note).
+// The command line only fills engine/setup's Inputs from its flags (inputsOf,
+// request.go): reading the script, the request, args and meta, the providers
+// and the engine is engine/setup's, so that an embedder gets the same;
+// following a run in the foreground while signals come, and closing in order,
+// is engine/foreground's (engine/temporal's Run.Follow for a run on Temporal).
+// mcp, agent, ui and worker reuse the run's flags, provider setup and engine
+// (loadToolInvocation and engine/foreground's Open); the MCP server itself is
+// engine/mcpserver. Every command that runs something keeps its runs in
+// --runs-dir ($WFRUN_RUNS_DIR, .wfrun/runs); resume, retry, continue and ralph
+// run in the foreground like a script (resume.go, ralph.go), and runs, show,
+// stop and note read or change the ledger through an engine that runs nothing
+// (runs.go, with engine/listing's OpenLedger, StopAndWait and Note).
 //
 // Place: the top. It imports engine, the packages beside it (engine/tool,
 // engine/mcpserver, engine/progress, engine/listing, …) and the providers it

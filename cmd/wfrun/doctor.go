@@ -4,6 +4,7 @@ import (
 	"flag"
 
 	"github.com/wfrun/wfrun/engine/listing"
+	"github.com/wfrun/wfrun/engine/setup"
 )
 
 // doctorCmd is `wfrun doctor [--sandbox-network] [--sandbox-landlock-only]`:
@@ -13,21 +14,19 @@ import (
 // before it runs anything.
 func doctorCmd(fs *flag.FlagSet) runFunc {
 	var network, landlockOnly bool
-	bindSandboxNetwork(fs, &network)
-	bindLandlockOnly(fs, &landlockOnly)
-	return func(e env, positional []string) int { return doctor(e, positional, network, landlockOnly) }
-}
-
-func doctor(e env, positional []string, network, landlockOnly bool) int {
-	if len(positional) > 0 {
-		return usageFail(e, "doctor takes only --sandbox-network and --sandbox-landlock-only; got %q", positional[0])
+	setup.BindSandboxNetwork(fs, &network)
+	setup.BindLandlockOnly(fs, &landlockOnly)
+	return func(e env, positional []string) int {
+		if len(positional) > 0 {
+			return usageFail(e, "doctor takes only --sandbox-network and --sandbox-landlock-only; got %q", positional[0])
+		}
+		refused, err := listing.WriteSandbox(e.stdout, network, landlockOnly)
+		if err != nil {
+			return usageFail(e, "doctor: %v", err)
+		}
+		if refused {
+			return exitFailed
+		}
+		return exitCompleted
 	}
-	refused, err := listing.WriteSandbox(e.stdout, network, landlockOnly)
-	if err != nil {
-		return usageFail(e, "doctor: %v", err)
-	}
-	if refused {
-		return exitFailed
-	}
-	return exitCompleted
 }

@@ -43,7 +43,7 @@ func (f *inputFlags) bind(fs *flag.FlagSet) {
 	text(fs, &f.meta, "meta", "the workflow's meta, `JSON|@FILE`, for scripts without export const meta:\n"+
 		`  --meta '{"name":"research","description":"research then write"}'`+"\n"+
 		"A script with no meta anywhere is named after its file, and a notice on stderr says so")
-	text(fs, &f.request, "request", "a JSON WorkflowStartRequest in `FILE|-`, with some of the fields "+strings.Join(requestFields(), ", ")+
+	text(fs, &f.request, "request", "a JSON WorkflowStartRequest in `FILE|-`, with some of the fields "+strings.Join(setup.RequestFields(), ", ")+
 		"; flags given explicitly override its fields, and SCRIPT.js its script")
 	text(fs, &f.parent, "parent", "the agent, by `NAME`, that owns the run's children (default \"cli\")")
 }
@@ -61,16 +61,11 @@ type (
 	limitFlags = engine.LimitFlags
 )
 
-// The binders of one flag or a checked value, under short names.
+// The binders of a checked value, and the flags given, under short names.
 var (
-	bindWorkflowsDir   = setup.BindWorkflowsDir
-	bindAgentsDir      = setup.BindAgentsDir
-	bindWorkspace      = setup.BindWorkspace
-	bindSandboxNetwork = setup.BindSandboxNetwork
-	bindLandlockOnly   = setup.BindLandlockOnly
-	text               = flagvalue.Text
-	count              = flagvalue.Count[int]
-	given              = flagvalue.Given
+	text  = flagvalue.Text
+	count = flagvalue.Count[int]
+	given = flagvalue.Given
 )
 
 func bindEvents(fs *flag.FlagSet, p *string) {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/wfrun/wfrun/engine/setup"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/help.golden")
@@ -58,7 +60,7 @@ func TestEveryCommandsHelpExplainsEachOfItsFlags(t *testing.T) {
 			t.Errorf("wfrun --help does not list wfrun %s", c.use)
 		}
 	}
-	for _, field := range requestFields() {
+	for _, field := range setup.RequestFields() {
 		if !strings.Contains(full, " "+field+",") && !strings.Contains(full, " "+field+";") {
 			t.Errorf("the help of --request does not name the request's field %s", field)
 		}

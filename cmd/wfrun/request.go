@@ -19,18 +19,11 @@ type invocation = setup.Invocation
 // or a command line it could not parse.
 type usageError = setup.InputError
 
-func usagef(format string, args ...any) error {
-	return &usageError{Msg: fmt.Sprintf(format, args...)}
-}
-
 // precheck is content that was read but fails a check (exit 1, rendered as
 // a result): the same kind of error the engine's pre-checks return.
 func precheck(code engine.ErrorCode, format string, args ...any) error {
 	return &engine.Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
-
-// requestFields are the JSON names of a request's fields (--request's help).
-var requestFields = setup.RequestFields
 
 // inputsOf are the setup Inputs of the flags in o and of e.
 func inputsOf(o *options, e env) setup.Inputs {
@@ -60,7 +53,8 @@ func loadInvocation(o *options, e env) (*invocation, error) {
 		if strings.HasPrefix(strings.TrimSpace(o.positional[1]), "{") {
 			hint = "; to pass args write --args '" + o.positional[1] + "'"
 		}
-		return nil, usagef("one script at a time: got %s%s", strings.Join(o.positional, ", "), hint)
+		msg := fmt.Sprintf("one script at a time: got %s%s", strings.Join(o.positional, ", "), hint)
+		return nil, &usageError{Msg: msg}
 	}
 	return setup.Load(in)
 }

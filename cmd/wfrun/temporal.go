@@ -112,21 +112,14 @@ func (o *workerOptions) run(e env, positional []string) int {
 	}
 	defer s.Close()
 	eng := s.Engine
-	t := o.temporalFlags
-	c, opts, err := t.Dial()
+	opts := wftemporal.Options{MaxConcurrentAgents: o.maxConcurrentAgents, Events: events.Sink()}
+	warn := func(err error) { notice(e, "%v; runs will not start until the namespace has them", err) }
+	w, err := o.temporalFlags.Serve(eng, opts, warn)
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	defer c.Close()
-	opts.MaxConcurrentAgents = o.maxConcurrentAgents
-	opts.Events = events.Sink()
-	w, err := wftemporal.StartWorker(c, eng, t.Conn(), opts, func(err error) { notice(e, "%v; runs will not start until the namespace has them", err) })
-	if err != nil {
-		notice(e, "%v", err)
-		return exitFailed
-	}
-	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", opts.Queue(), t.Conn().ServerName(), strings.Join(eng.Providers(), ", "))
+	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", w.Queue, w.Server, strings.Join(eng.Providers(), ", "))
 	sig := <-e.signals
 	notice(e, "%s: stopping the worker (its agents in flight go to another worker)", interrupt.Name(sig))
 	w.Stop()
@@ -148,20 +141,14 @@ func runsOnTemporal(f *runsOptions, e env) int {
 	return exitCompleted
 }
 
-// temporalCommand is `wfrun temporal dev [flags]`: it runs the dev server
+// temporalDev is `wfrun temporal dev [flags]`: it runs the dev server
 // binary, found beside wfrun or on PATH, in wfrun's place.
-func temporalCommand(args []string, e env) int {
-	if len(args) > 0 && args[0] == "gc" {
-		return temporalGCCommand(args[1:], e)
-	}
-	if len(args) == 0 || args[0] != "dev" {
-		return usageFail(e, "temporal takes a subcommand: wfrun temporal dev [--port N] [--db FILE], or wfrun temporal gc --temporal HOST:PORT [--payloads URL] [--min-age DURATION] [--dry-run]")
-	}
+func temporalDev(args []string, e env) int {
 	bin, err := wftemporal.FindDevServer()
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	notice(e, "%v", wftemporal.ExecDevServer(bin, args))
+	notice(e, "%v", wftemporal.ExecDevServer(bin, append([]string{"dev"}, args...)))
 	return exitFailed
 }

@@ -21,7 +21,7 @@ func TestTemporalGC_ABadInvocationIsRefusedWithASentence(t *testing.T) {
 		{[]string{"temporal", "gc", "--temporal", "127.0.0.1:1", "extra"}, "takes no arguments"},
 		{[]string{"temporal", "gc", "--temporal", "127.0.0.1:1", "--min-age", "-1h"}, "is negative"},
 		{[]string{"temporal", "gc", "--temporal", "127.0.0.1:1", "--payloads", "gs://bucket"}, `the scheme "gs"`},
-		{[]string{"temporal", "gc", "--temporal", "127.0.0.1:1", "--nope"}, "flag provided but not defined"},
+		{[]string{"temporal", "gc", "--temporal", "127.0.0.1:1", "--nope"}, "unknown flag --nope"},
 		{[]string{"temporal", "nope"}, "wfrun temporal gc"},
 	} {
 		out := wfrun(t, c.args...)

@@ -23,24 +23,18 @@ var (
 	exitAndExamples string
 )
 
-// Columns of the help: where a command's summary starts, and the width
-// prose wraps at (a flag's text starts at flagvalue.FlagColumn).
+// summaryColumn is where a command's summary starts in the help, and
+// helpWidth the width prose wraps at (a flag's text starts at
+// flagvalue.FlagColumn).
 const (
 	summaryColumn = 34
 	helpWidth     = flagvalue.Width
 )
 
-// writeFlag and writeHanging lay the help out in its columns.
-var writeFlag, writeHanging = flagvalue.WriteFlag, flagvalue.WriteHanging
-
 // sections are the groups of flags that several commands share, each a
 // flag set of the help's own, named by its title in the help.
 func sections() []*flag.FlagSet {
-	section := func(title string, bind func(fs *flag.FlagSet)) *flag.FlagSet {
-		fs := flag.NewFlagSet(title, flag.ContinueOnError)
-		bind(fs)
-		return fs
-	}
+	section := flagvalue.Section
 	return []*flag.FlagSet{
 		section("Input", new(inputFlags).bind),
 		section("Sub-agents", new(agentFlags).Bind),
@@ -49,13 +43,6 @@ func sections() []*flag.FlagSet {
 		section("Runs folder (resume, retry and continue replay what it journaled)", func(fs *flag.FlagSet) { bindRunsDir(fs, new(string)) }),
 		section("Temporal", new(temporalFlags).BindFlags),
 	}
-}
-
-// inSection reports whether f is one of the section's flags, with the same
-// meaning.
-func inSection(section *flag.FlagSet, f *flag.Flag) bool {
-	s := section.Lookup(f.Name)
-	return s != nil && s.Usage == f.Usage
 }
 
 // usage is the text of `wfrun --help`: every command, every flag, the exit
@@ -69,43 +56,29 @@ func usage() string {
 			heading = c.section
 			b.WriteString("\n" + heading + ":\n")
 		}
-		writeHanging(&b, "  wfrun "+c.use, summaryColumn, c.summary)
+		flagvalue.WriteHanging(&b, "  wfrun "+c.use, summaryColumn, c.summary)
 	}
-	writeHanging(&b, "  wfrun COMMAND --help", summaryColumn, "the flags of one command")
+	flagvalue.WriteHanging(&b, "  wfrun COMMAND --help", summaryColumn, "the flags of one command")
 	b.WriteString("  wfrun --help | --version\n\n" + flagsNote)
 	shared := sections()
 	for _, s := range shared {
 		b.WriteString("\n" + s.Name() + ":\n")
-		s.VisitAll(func(f *flag.Flag) { writeFlag(&b, f, "") })
+		s.VisitAll(func(f *flag.Flag) { flagvalue.WriteFlag(&b, f, "") })
 	}
 	// The flags of one command or a few, each once, named after them.
 	b.WriteString("\nFlags of one command:\n")
-	owners := map[string][]string{}
-	var own []*flag.Flag
+	var sets []*flag.FlagSet
+	var names []string
 	for _, c := range commands() {
-		if c.flags == nil {
-			continue
+		if c.flags != nil {
+			fs, _ := c.flagSet()
+			sets, names = append(sets, fs), append(names, c.word())
 		}
-		fs, _ := c.flagSet()
-		fs.VisitAll(func(f *flag.Flag) {
-			if f.Name == "version" {
-				return // on the usage line
-			}
-			for _, s := range shared {
-				if inSection(s, f) {
-					return
-				}
-			}
-			key := f.Name + "\x00" + f.Usage
-			if owners[key] == nil {
-				own = append(own, f)
-			}
-			owners[key] = append(owners[key], c.word())
-		})
 	}
-	for _, f := range own {
-		writeFlag(&b, f, "wfrun "+human.And(owners[f.Name+"\x00"+f.Usage])+": ")
-	}
+	onUsageLine := map[string]bool{"version": true}
+	flagvalue.WriteOwned(&b, sets, names, shared, onUsageLine, func(owners []string) string {
+		return "wfrun " + human.And(owners) + ": "
+	})
 	b.WriteString("\n" + exitAndExamples)
 	return b.String()
 }
@@ -115,26 +88,9 @@ func usage() string {
 func (c command) usage() string {
 	var b strings.Builder
 	b.WriteString("usage: wfrun " + c.use + "\n\n")
-	writeHanging(&b, "", 0, c.summary)
+	flagvalue.WriteHanging(&b, "", 0, c.summary)
 	fs, _ := c.flagSet()
-	printed := map[string]bool{}
-	for _, s := range append(sections(), nil) { // nil: the flags of no section
-		title, first := "Flags", true
-		if s != nil {
-			title = s.Name()
-		}
-		fs.VisitAll(func(f *flag.Flag) {
-			if printed[f.Name] || (s != nil && !inSection(s, f)) {
-				return
-			}
-			if first {
-				b.WriteString("\n" + title + ":\n")
-				first = false
-			}
-			printed[f.Name] = true
-			writeFlag(&b, f, "")
-		})
-	}
+	flagvalue.WriteSections(&b, fs, sections())
 	b.WriteString("\nRun 'wfrun --help' for every command, the exit statuses and examples.\n")
 	return b.String()
 }

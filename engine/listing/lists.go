@@ -58,15 +58,7 @@ func AgentsOf(set *persona.Set) Agents {
 // persona, then the errors.
 func WriteAgents(w io.Writer, set *persona.Set) {
 	l := AgentsOf(set)
-	fmt.Fprintln(w, "Folders searched, first match wins:")
-	for _, d := range l.Dirs {
-		state := ""
-		if !d.Found {
-			state = "  (none)"
-		}
-		fmt.Fprintf(w, "  %s%s\n", d.Path, state)
-	}
-	fmt.Fprintln(w)
+	writeFolders(w, l.Dirs)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tMODEL\tTOOLS\tSOURCE\tDESCRIPTION")
 	for _, p := range l.Personas {
@@ -91,6 +83,20 @@ func WriteAgents(w io.Writer, set *persona.Set) {
 	}
 }
 
+// writeFolders writes the folders a listing searched, in order, each
+// marked when it does not exist, and a blank line.
+func writeFolders(w io.Writer, dirs []Dir) {
+	fmt.Fprintln(w, "Folders searched, first match wins:")
+	for _, d := range dirs {
+		state := ""
+		if !d.Found {
+			state = "  (none)"
+		}
+		fmt.Fprintf(w, "  %s%s\n", d.Path, state)
+	}
+	fmt.Fprintln(w)
+}
+
 // toolsText describes a persona's tools in one cell.
 func toolsText(p persona.Persona) string {
 	s := "all"
@@ -113,15 +119,11 @@ func toolsText(p persona.Persona) string {
 // WriteWorkflows writes the listing of wfrun workflows for a person: the folders, one row per
 // workflow, then the errors.
 func WriteWorkflows(w io.Writer, l engine.SavedWorkflows) {
-	fmt.Fprintln(w, "Folders searched, first match wins:")
-	for _, d := range l.Dirs {
-		state := ""
-		if !d.Found {
-			state = "  (none)"
-		}
-		fmt.Fprintf(w, "  %s%s\n", d.Path, state)
+	dirs := make([]Dir, len(l.Dirs))
+	for i, d := range l.Dirs {
+		dirs[i] = Dir{Path: d.Path, Found: d.Found}
 	}
-	fmt.Fprintln(w)
+	writeFolders(w, dirs)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tPHASES\tFILE\tDESCRIPTION")
 	for _, sw := range l.Workflows {

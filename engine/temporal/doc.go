@@ -57,12 +57,11 @@
 //   - What wfrun's commands assemble is here, for an embedder to get the
 //     same behaviour: Target (the server, connection, task queue and
 //     payload store as the flags name them; BindFlags, ResolveFlags,
-//     Dial), StartWorker (wfrun
-//     worker), Run.Follow (the first interrupt cancels the workflow, the
+//     Dial), StartWorker and Target.Serve (wfrun worker), Run.Follow (the first interrupt cancels the workflow, the
 //     second stops waiting), ListRuns with a RunFilter that the server's
 //     visibility query applies (wfrun runs --temporal) and WriteRuns,
 //     FindDevServer and ExecDevServer (wfrun temporal dev), and
-//     GCResult.WriteReport (wfrun temporal gc). The command keeps only
+//     GCFlags and GCResult.WriteReport (wfrun temporal gc). The command keeps only
 //     reading its flags and printing.
 //
 // What a run on Temporal cannot do: resume from a runs folder (its history

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // UnknownError is Parse's error for a flag the flag set does not define.
@@ -86,60 +85,4 @@ func editDistance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
-}
-
-// The help's columns: where a flag's text starts, and the width prose
-// wraps at.
-const (
-	FlagColumn = 25
-	Width      = 80
-)
-
-// WriteFlag writes f as "  --name VALUE", then prefix and its text from
-// FlagColumn, wrapped at Width. The value is named as flag.UnquoteUsage
-// reads it (VALUE when the text names none).
-func WriteFlag(b *strings.Builder, f *flag.Flag, prefix string) {
-	value, text := flag.UnquoteUsage(f)
-	if value == "value" {
-		value = "VALUE"
-	}
-	head := "  --" + f.Name
-	if value != "" {
-		head += " " + value
-	}
-	WriteHanging(b, head, FlagColumn, prefix+text)
-}
-
-// WriteHanging writes head, then text from column col, wrapped at Width;
-// a head too wide for the column gets a line of its own. A line of text
-// that starts with two spaces is an example, kept as written.
-func WriteHanging(b *strings.Builder, head string, col int, text string) {
-	line := head
-	if utf8.RuneCountInString(head) > col-2 && head != "" {
-		b.WriteString(head + "\n")
-		line = ""
-	}
-	for _, para := range strings.Split(text, "\n") {
-		if strings.HasPrefix(para, "  ") {
-			b.WriteString(padTo(line, col) + para + "\n")
-			line = ""
-			continue
-		}
-		words := strings.Fields(para)
-		for len(words) > 0 {
-			out := padTo(line, col) + words[0]
-			words = words[1:]
-			for len(words) > 0 && utf8.RuneCountInString(out)+1+utf8.RuneCountInString(words[0]) <= Width {
-				out += " " + words[0]
-				words = words[1:]
-			}
-			b.WriteString(out + "\n")
-			line = ""
-		}
-	}
-}
-
-// padTo pads s with spaces to n columns.
-func padTo(s string, n int) string {
-	return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s)))
 }

@@ -10,11 +10,12 @@
 // signals and the function that asks for a stop; it returns an Outcome
 // saying what was delivered, which signal interrupted the wait, and which
 // one, if any, made it give up. Go turns a blocking call into such a
-// channel.
+// channel. Context is a context that the first signal cancels, for a call
+// that takes one.
 //
 // # What it owns
 //
-// The two-signal policy and how a signal is named to a person (Name).
+// The two-signal policy, the context a signal cancels, and how a signal is named to a person (Name).
 //
 // # What it must never do
 //

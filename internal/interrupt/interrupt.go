@@ -1,6 +1,7 @@
 package interrupt
 
 import (
+	"context"
 	"os"
 	"syscall"
 )
@@ -57,4 +58,20 @@ func Name(sig os.Signal) string {
 		return "SIGTERM"
 	}
 	return sig.String()
+}
+
+// Context returns a context that the first signal from signals cancels,
+// for a call that takes one and stops when it is done; a second signal is
+// the caller's to watch for, if at all. Call cancel when the call returns:
+// it ends the goroutine that waits for the signal.
+func Context(signals <-chan os.Signal) (ctx context.Context, cancel context.CancelFunc) {
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-signals:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }

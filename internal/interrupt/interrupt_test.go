@@ -73,3 +73,18 @@ func TestName(t *testing.T) {
 		}
 	}
 }
+
+func TestContext(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	ctx, cancel := interrupt.Context(sigs)
+	defer cancel()
+	if ctx.Err() != nil {
+		t.Fatal("the context is done before any signal")
+	}
+	sigs <- os.Interrupt
+	<-ctx.Done() // the signal cancels it
+
+	// Without a signal, cancel ends the goroutine (leaktest checks).
+	_, cancel2 := interrupt.Context(nil)
+	cancel2()
+}

@@ -92,7 +92,18 @@ type parent struct {
 	counts  runtime.Counts
 	usage   agentapi.Usage
 	trees   []runtime.KeptWorktree
+
+	// end is the child's outcome, the first end message it sent. The
+	// reader sets it once, before it signals ended and before the pipe's
+	// end lets the process be waited for, so the loop may read it after
+	// either signal.
+	end *outcomeMsg
 }
+
+// testHookLoop, when a test sets it, runs at the top of every turn of the
+// loop of run, before it waits: a test orders the child's messages and
+// exit against the loop with it.
+var testHookLoop func(*parent)
 
 func (p *parent) run(ctx context.Context) runtime.Outcome {
 	if !Available() {
@@ -129,7 +140,7 @@ func (p *parent) run(ctx context.Context) runtime.Outcome {
 
 	exited := make(chan error, 1)
 	p.wg.Add(1)
-	ended := make(chan *outcomeMsg, 1)
+	ended := make(chan struct{}, 1) // the one outcome: the reader never blocks on it
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -166,13 +177,24 @@ func (p *parent) run(ctx context.Context) runtime.Outcome {
 	}
 	done := ctx.Done()
 	for {
+		if testHookLoop != nil {
+			testHookLoop(p)
+		}
 		select {
-		case o := <-ended:
+		case <-ended:
 			_ = stdin.Close()
 			kill(p.cfg.CancelGrace + backstop) // it exits by itself; this only bounds a stuck exit
 			<-exited
-			return p.outcome(o, nil, "")
+			return p.outcome(p.end)
 		case err := <-exited:
+			// The reader has returned before the process is waited for, so
+			// an outcome the child sent is in p.end by now. When the loop
+			// was busy elsewhere (sending a cancel) while the child sent it
+			// and exited, both cases are ready and select picks either: the
+			// outcome, not the exit, is how the run ended.
+			if p.end != nil {
+				return p.outcome(p.end)
+			}
 			return p.died(err, stderr.String())
 		case <-done:
 			done = nil
@@ -206,9 +228,10 @@ func (p *parent) startMsg() *startMsg {
 	}
 }
 
-// read handles the child's messages until the pipe closes or the outcome
-// arrives. Events go to cfg.Emit from this goroutine only.
-func (p *parent) read(r *bufio.Reader, ended chan<- *outcomeMsg) {
+// read handles the child's messages until the pipe closes: the first
+// outcome goes to p.end and signals ended, and reading goes on so that the
+// pipe is drained. Events go to cfg.Emit from this goroutine only.
+func (p *parent) read(r *bufio.Reader, ended chan<- struct{}) {
 	for {
 		m, err := readFrame(r)
 		if err != nil {
@@ -269,7 +292,12 @@ func (p *parent) read(r *bufio.Reader, ended chan<- *outcomeMsg) {
 			reply.Error = toWire(err)
 			_ = p.w.send(reply)
 		case msgEnd:
-			ended <- m.Outcome
+			// The first outcome is the run's; a second end message, or one
+			// without an outcome, is ignored (a well-behaved child sends one).
+			if m.Outcome != nil && p.end == nil {
+				p.end = m.Outcome
+				ended <- struct{}{}
+			}
 			// Keep reading: a call the runtime abandoned may still be
 			// answered, and the pipe must be drained until the child exits.
 		}
@@ -366,11 +394,8 @@ func (p *parent) runProvider(ctx context.Context, req agentapi.Request) (res age
 	return p.cfg.Provider.Run(ctx, req)
 }
 
-func (p *parent) outcome(o *outcomeMsg, err *wferr.Error, _ string) runtime.Outcome {
+func (p *parent) outcome(o *outcomeMsg) runtime.Outcome {
 	p.cancelCalls() // abandoned calls: their answers have nowhere to go
-	if o == nil {
-		return runtime.Outcome{Err: err}
-	}
 	return runtime.Outcome{Value: o.Value, Err: o.Err.err(), AgentsSpawned: o.AgentsSpawned, Agents: o.Agents,
 		Usage: o.Usage, Worktrees: o.Worktrees}
 }
