@@ -49,16 +49,16 @@
 //
 // The command line only fills engine/setup's Inputs from its flags (inputsOf,
 // request.go): reading the script, the request, args and meta, the providers
-// and the engine is engine/setup's, so that an embedder gets the same; waiting
-// for a run while signals come is internal/interrupt's (engine/temporal's
-// Run.Follow for a run on Temporal). mcp, agent, ui and worker reuse the run's
-// flags, provider setup and engine (loadToolInvocation and newEngine); the MCP
-// server itself is engine/mcpserver. Every command that runs something keeps
-// its runs in --runs-dir ($WFRUN_RUNS_DIR, .wfrun/runs); resume, retry,
-// continue and ralph run in the foreground like a script (resume.go, ralph.go),
-// and runs, show, stop and note read or change the ledger through an engine
-// that runs nothing (runs.go, with engine/listing's OpenLedger, StopAndWait and
-// Note).
+// and the engine is engine/setup's, so that an embedder gets the same;
+// following a run in the foreground while signals come, and closing in order,
+// is engine/foreground's (engine/temporal's Run.Follow for a run on Temporal).
+// mcp, agent, ui and worker reuse the run's flags, provider setup and engine
+// (loadToolInvocation and engine/foreground's Open); the MCP server itself is
+// engine/mcpserver. Every command that runs something keeps its runs in
+// --runs-dir ($WFRUN_RUNS_DIR, .wfrun/runs); resume, retry, continue and ralph
+// run in the foreground like a script (resume.go, ralph.go), and runs, show,
+// stop and note read or change the ledger through an engine that runs nothing
+// (runs.go, with engine/listing's OpenLedger, StopAndWait and Note).
 //
 // Place: the top. It imports engine, the packages beside it (engine/tool,
 // engine/mcpserver, engine/progress, engine/listing, …) and the providers it

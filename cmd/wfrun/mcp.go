@@ -55,15 +55,14 @@ func (o *mcpOptions) run(e env) int {
 	if err != nil {
 		return setupFailed(e, err)
 	}
-	eng, events, closeAll, err := openEngine(in, &o.options, e)
+	s, err := openSession(in, &o.options, e)
 	if err != nil {
 		return setupFailed(e, err) // stdout is the protocol: no JSON there
 	}
-	defer closeAll()
-	subs, err := newSubagents(eng)
+	subs, err := s.Subagents()
 	if err != nil {
 		notice(e, "%v", err)
-		_ = closeEngine(eng)
+		s.Close()
 		return exitFailed
 	}
 	opts := mcpserver.Options{Version: version(), Personas: toolPersonas(in.Providers.Personas), Subagents: subs}
@@ -76,21 +75,21 @@ func (o *mcpOptions) run(e env) int {
 		c, topts, err := o.temporalFlags.Dial()
 		if err != nil {
 			notice(e, "%v", err)
+			s.Close()
 			return exitFailed
 		}
 		defer c.Close()
-		tc := wftemporal.NewClient(c, eng, topts)
+		tc := wftemporal.NewClient(c, s.Engine, topts)
 		opts.Remote, opts.RemoteRuns = tc.Execute, tc.Remote()
 	}
-	srv := mcpserver.New(eng, opts)
+	srv := mcpserver.New(s.Engine, opts)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	addr, served, err := srv.Start(ctx, ep)
 	if err != nil {
 		notice(e, "%v", err)
-		_ = closeSubagents(subs)
-		_ = closeEngine(eng)
+		s.Close()
 		return exitFailed
 	}
 	if addr != nil {
@@ -100,10 +99,5 @@ func (o *mcpOptions) run(e env) int {
 		}
 		notice(e, "serving MCP over streamable HTTP at http://%s/ (%s)", addr, auth)
 	}
-	code, finished := serveUntilSignal(e, served, cancel, "the MCP server")
-	if !finished {
-		return code
-	}
-	shutDown(e, eng, subs, events)
-	return code
+	return serveUntilSignal(e, s, served, cancel, "the MCP server")
 }

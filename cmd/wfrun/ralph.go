@@ -44,7 +44,7 @@ func (o *ralphOptions) run(e env) int {
 	}
 	opts := ralph.Options{Objective: o.positional[0], MaxRounds: o.maxRoundsN, BudgetTokens: in.Request.BudgetTokens,
 		Model: in.Request.Model, SubagentProvider: in.Request.SubagentProvider, Parent: defaultParent}
-	return foreground(in, &o.options, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
+	return runForeground(in, &o.options, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
 		opts.OnEvent = onEvent
 		return ralph.Start(context.Background(), eng, opts)
 	}, func(res engine.WorkflowResult, code int) (any, int) {

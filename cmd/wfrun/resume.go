@@ -6,11 +6,7 @@ import (
 	"strings"
 
 	"github.com/wfrun/wfrun/engine"
-	"github.com/wfrun/wfrun/engine/setup"
 )
-
-// runsDirOf is --runs-dir, else $WFRUN_RUNS_DIR, else .wfrun/runs.
-func runsDirOf(o *options, e env) string { return setup.RunsDir(o.runsDir, e.getenv) }
 
 // resumeVerb is resume, retry or continue.
 type resumeVerb string
@@ -56,7 +52,7 @@ func resumeLike(cmd resumeVerb, o *options, e env) int {
 		return failBeforeRun(e, err)
 	}
 	over := in.Request
-	return foreground(in, o, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
+	return runForeground(in, o, e, func(eng *engine.Engine, onEvent func(engine.Event)) (*engine.Run, error) {
 		over.OnEvent = onEvent
 		adjust := func(r *engine.WorkflowStartRequest) { *r = over }
 		switch cmd {

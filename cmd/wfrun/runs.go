@@ -1,13 +1,13 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
 	"github.com/wfrun/wfrun/engine/ledger"
 	"github.com/wfrun/wfrun/engine/listing"
+	"github.com/wfrun/wfrun/engine/setup"
 	"github.com/wfrun/wfrun/internal/statedir"
 )
 
@@ -60,29 +60,19 @@ func noteCmd(fs *flag.FlagSet) runFunc {
 // OpenLedger), after saying once if it had to rebuild the ledger, and
 // closes the engine after it.
 func withLedger(f *runsOptions, e env, verb func(eng *engine.Engine) int) int {
-	dir := f.runsDir
-	if dir == "" {
-		dir = runsDirOf(&options{}, e)
-	}
 	state, err := statedir.Dir(e.getenv)
 	if err == nil {
 		var eng *engine.Engine
-		if eng, err = listing.OpenLedger(dir, state); err == nil {
-			defer closeEngine(eng)
-			announceRebuilt(e, eng)
+		if eng, err = listing.OpenLedger(setup.RunsDir(f.runsDir, e.getenv), state); err == nil {
+			defer setup.CloseEngine(eng)
+			if msg := listing.Rebuilt(eng); msg != "" {
+				notice(e, "%s", msg)
+			}
 			return verb(eng)
 		}
 	}
 	notice(e, "%v", err)
 	return exitFailed
-}
-
-// announceRebuilt says, once, that the engine found its ledger missing or
-// empty and rebuilt it from the run folders.
-func announceRebuilt(e env, eng *engine.Engine) {
-	if msg := listing.Rebuilt(eng); msg != "" {
-		notice(e, "%s", msg)
-	}
 }
 
 // ledgerRuns is `wfrun runs [--status S] [--name NAME] [--json]`: the
@@ -129,10 +119,7 @@ func showRun(f *runsOptions, positional []string, e env) int {
 	}
 	return withLedger(f, e, func(eng *engine.Engine) int {
 		s, err := listing.Show(eng.Ledger(), positional[0])
-		if errors.Is(err, ledger.ErrNotFound) {
-			notice(e, "%v; wfrun runs lists the runs of %s", err, eng.Ledger().Path())
-			return exitFailed
-		} else if err != nil {
+		if err != nil {
 			notice(e, "%v", err)
 			return exitFailed
 		}

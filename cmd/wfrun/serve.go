@@ -5,7 +5,7 @@ import (
 	"flag"
 	"os"
 
-	"github.com/wfrun/wfrun/internal/interrupt"
+	"github.com/wfrun/wfrun/engine/foreground"
 )
 
 // The commands that serve models rather than run one script (wfrun mcp,
@@ -39,22 +39,24 @@ func authToken(token string, e env) string {
 }
 
 // serveUntilSignal waits for served, the end of a server that cancel
-// stops. The first signal cancels it (its runs are cancelled with it) and
-// waits on; a second one gives up waiting: then finished is false, and the
-// caller exits at once, closing nothing more. A server error is noticed
-// as "<what> stopped: …" and exits 1 (the servers' Start says a normal end
+// stops, then closes s. The first signal cancels the server (its runs are
+// cancelled with it) and waits on; a second one gives up waiting and
+// abandons s, and the caller exits at once. A server error is noticed as
+// "<what> stopped: …" and exits 1 (the servers' Start says a normal end
 // as nil).
-func serveUntilSignal(e env, served <-chan error, cancel context.CancelFunc, what string) (code int, finished bool) {
-	out := interrupt.Wait(served, e.signals, func(os.Signal) { cancel() })
+func serveUntilSignal(e env, s *foreground.Session, served <-chan error, cancel context.CancelFunc, what string) int {
+	out := foreground.Wait(e.terminal(), nil, "the runs", served, func(os.Signal) { cancel() })
+	if out.Abandoned != nil {
+		s.Abandon()
+		return exitInterrupted
+	}
+	defer s.Close()
 	switch {
-	case out.Abandoned != nil:
-		notice(e, "second %s: exiting without waiting for the runs", signalName(out.Abandoned))
-		return exitInterrupted, false
 	case out.Interrupted != nil:
-		return exitInterrupted, true
+		return exitInterrupted
 	case out.Value != nil:
 		notice(e, "%s stopped: %v", what, out.Value)
-		return exitFailed, true
+		return exitFailed
 	}
-	return exitCompleted, true
+	return exitCompleted
 }

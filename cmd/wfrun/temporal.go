@@ -7,7 +7,10 @@ import (
 	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/engine/foreground"
+	"github.com/wfrun/wfrun/engine/setup"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
+	"github.com/wfrun/wfrun/internal/interrupt"
 )
 
 // The commands and flags of runs on Temporal (docs/scale-out.md): wfrun
@@ -23,13 +26,13 @@ type temporalFlags = wftemporal.Target
 // checked here, started as a workflow, followed through its events and
 // printed as the same WorkflowResult; the first signal cancels the
 // workflow, a second exits at once.
-func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
+func runOnTemporal(in *invocation, o *temporalFlags, e env, out *foreground.Output) int {
 	// The workers have the providers; this engine only checks the script.
 	eng, err := engine.New(engine.Config{})
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
-	defer closeEngine(eng)
+	defer setup.CloseEngine(eng)
 	c, opts, err := o.Dial()
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", precheck(engine.CodeInvalidRequest, "%v", err)), exitFailed)
@@ -40,11 +43,11 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	if err != nil {
 		return printJSON(e, engine.FailedResult("", err), exitFailed)
 	}
-	prog := progressLine(e, s)
+	sink, prog := out.Sink(), out.Progress()
 	defer prog.Stop()
 	f := run.Follow(context.Background(), func(ev engine.Event) {
-		if s != nil {
-			s.log.Record(ev)
+		if sink != nil {
+			sink(ev)
 		}
 		if prog != nil {
 			prog.Record(ev)
@@ -52,7 +55,7 @@ func runOnTemporal(in *invocation, o *temporalFlags, e env, s *sinks) int {
 	}, e.signals, func(err error) { notice(e, "%v", err) })
 	prog.Stop()
 	if f.Abandoned != nil {
-		notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", signalName(f.Abandoned))
+		notice(e, "second %s: exiting without waiting for the run; it goes on being cancelled on Temporal", interrupt.Name(f.Abandoned))
 		return exitInterrupted
 	}
 	return printJSON(e, f.Result, exitStatus(f.Result, f.Interrupted))
@@ -94,25 +97,22 @@ func (o *workerOptions) run(e env, positional []string) int {
 	if err != nil {
 		return setupFailed(e, err)
 	}
-	events, closeEvents, err := openEvents(o.events, e)
+	events, err := foreground.OpenOutput(o.events, e.terminal())
 	if err != nil {
 		return usageFail(e, "%v", err)
 	}
-	defer closeEvents()
+	defer events.Close()
 	// --events goes to the worker, not the engine: the worker logs a run's
 	// events when it first executes them, never again while it replays a
 	// history.
-	eng, closeProviders, err := newEngine(in, e, nil, !in.ExplicitProvider, true)
+	s, err := foreground.Open(context.Background(), in, e.terminal(), foreground.Options{Announce: !in.ExplicitProvider})
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	defer closeProviders()
-	defer closeEngine(eng)
-	opts := wftemporal.Options{MaxConcurrentAgents: o.maxConcurrentAgents}
-	if events != nil {
-		opts.Events = events.log.Record
-	}
+	defer s.Close()
+	eng := s.Engine
+	opts := wftemporal.Options{MaxConcurrentAgents: o.maxConcurrentAgents, Events: events.Sink()}
 	warn := func(err error) { notice(e, "%v; runs will not start until the namespace has them", err) }
 	w, err := o.temporalFlags.Serve(eng, opts, warn)
 	if err != nil {
@@ -121,7 +121,7 @@ func (o *workerOptions) run(e env, positional []string) int {
 	}
 	notice(e, "worker of task queue %s on %s, providers %s; stop it with Ctrl-C", w.Queue, w.Server, strings.Join(eng.Providers(), ", "))
 	sig := <-e.signals
-	notice(e, "%s: stopping the worker (its agents in flight go to another worker)", signalName(sig))
+	notice(e, "%s: stopping the worker (its agents in flight go to another worker)", interrupt.Name(sig))
 	w.Stop()
 	return exitCompleted
 }

@@ -28,7 +28,7 @@ func toolDefinitions(e env, args []string) int {
 		return usageFail(e, "%v", err)
 	}
 	defs := tool.AllDefinitions(eng, toolPersonas(cfg.Personas))
-	if err := closeEngine(eng); err != nil {
+	if err := setup.CloseEngine(eng); err != nil {
 		notice(e, "%v", err)
 	}
 	return printJSON(e, defs, exitCompleted)

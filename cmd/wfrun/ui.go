@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 
+	"github.com/wfrun/wfrun/engine/foreground"
 	"github.com/wfrun/wfrun/engine/ui"
 )
 
@@ -45,12 +46,12 @@ func (o *uiOptions) run(e env) int {
 	if err != nil {
 		return setupFailed(e, err)
 	}
-	eng, closeProviders, err := newEngine(in, e, nil, false, true)
+	s, err := foreground.Open(context.Background(), in, e.terminal(), foreground.Options{})
 	if err != nil {
 		notice(e, "%v", err)
 		return exitFailed
 	}
-	defer closeProviders()
+	eng := s.Engine
 	var transcripts []string
 	if o.Transcripts != "" {
 		transcripts = []string{o.Transcripts}
@@ -58,7 +59,7 @@ func (o *uiOptions) run(e env) int {
 	srv, err := ui.New(ui.Config{Engine: eng, AuthToken: token, TranscriptDirs: transcripts})
 	if err != nil {
 		notice(e, "%v", err)
-		_ = closeEngine(eng)
+		s.Close()
 		return exitFailed
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -66,7 +67,7 @@ func (o *uiOptions) run(e env) int {
 	addr, served, err := srv.Start(ctx, o.uiAddr)
 	if err != nil {
 		notice(e, "%v", err)
-		_ = closeEngine(eng)
+		s.Close()
 		return exitFailed
 	}
 	if token != "" {
@@ -74,10 +75,5 @@ func (o *uiOptions) run(e env) int {
 	} else {
 		notice(e, "serving the runs of %s at http://%s/", eng.Ledger().Path(), addr)
 	}
-	code, finished := serveUntilSignal(e, served, cancel, "the page's server")
-	if !finished {
-		return code
-	}
-	shutDown(e, eng, nil, nil)
-	return code
+	return serveUntilSignal(e, s, served, cancel, "the page's server")
 }

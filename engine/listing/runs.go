@@ -2,6 +2,7 @@ package listing
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -46,11 +47,14 @@ type Shown struct {
 }
 
 // Show reads the run id from l, with its children, timeline and the runs
-// that retry or resume it. An unknown id is the error of l.Get.
+// that retry or resume it. An unknown id is ledger.ErrNotFound, its
+// sentence saying that wfrun runs lists the runs of l.
 func Show(l *ledger.Ledger, id string) (Shown, error) {
 	var s Shown
 	var err error
-	if s.Run, err = l.Get(id); err != nil {
+	if s.Run, err = l.Get(id); errors.Is(err, ledger.ErrNotFound) {
+		return s, fmt.Errorf("%w; wfrun runs lists the runs of %s", err, l.Path())
+	} else if err != nil {
 		return s, err
 	}
 	s.Children, err = l.Children(s.Run.ID)

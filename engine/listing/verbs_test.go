@@ -2,7 +2,9 @@ package listing_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wfrun/wfrun/agentapi"
@@ -77,6 +79,9 @@ func TestLedgerVerbs_StopWaitsForTheRunAndNoteKeepsItsStatus(t *testing.T) {
 	}
 	if _, err := listing.Note(other, run.ID(), " "); err == nil {
 		t.Fatal("an empty note was taken")
+	}
+	if _, err := listing.Show(other.Ledger(), "no-such-run"); !errors.Is(err, ledger.ErrNotFound) || !strings.Contains(err.Error(), "wfrun runs lists the runs of "+other.Ledger().Path()) {
+		t.Errorf("show of an unknown run: %v, want ErrNotFound saying where wfrun runs looks", err)
 	}
 }
 

@@ -11,6 +11,7 @@
 // write anything but the line and the text a caller puts above it, and
 // never decide what a command prints on stdout.
 //
-// Place: engine/progress → engine. cmd/wfrun draws it for wfrun SCRIPT.js,
-// resume, retry, continue, ralph, agent and runs on Temporal.
+// Place: engine/progress → engine. engine/foreground draws it for wfrun
+// SCRIPT.js, resume, retry, continue and ralph; cmd/wfrun for agent and
+// runs on Temporal, through engine/foreground's Output.
 package progress

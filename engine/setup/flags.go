@@ -106,3 +106,25 @@ func BindSandboxNetwork(fs *flag.FlagSet, p *bool) {
 func BindLandlockOnly(fs *flag.FlagSet, p *bool) {
 	fs.BoolVar(p, "sandbox-landlock-only", false, "on a machine without user namespaces, run sandboxed commands under Landlock alone (weaker: no PID namespace, no protected paths) instead of refusing them")
 }
+
+// RemoteFlags refuses, among given (the names of the flags given), the
+// first flag that a run on Temporal does not take, because the cluster's
+// workers execute it: --runs-dir, --otlp-endpoint and --isolate, then the
+// sub-agent flags (Flags) but --provider and --model, which still pick one
+// of the workers' providers. It returns nil when none was given.
+func RemoteFlags(given map[string]bool) error {
+	for _, name := range []string{"runs-dir", "otlp-endpoint", "isolate"} {
+		if given[name] {
+			return fmt.Errorf("--%s does not apply to a run on Temporal, which the cluster's workers execute (and replay from its history); drop it or --temporal", name)
+		}
+	}
+	workers := flag.NewFlagSet("", flag.ContinueOnError)
+	new(Flags).Bind(workers)
+	var refused error
+	workers.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] && f.Name != "provider" && f.Name != "model" && refused == nil {
+			refused = fmt.Errorf("--%s configures the providers, and on Temporal the workers run them: give it to wfrun worker (--provider still picks one of theirs)", f.Name)
+		}
+	})
+	return refused
+}

@@ -37,3 +37,25 @@ func TestFlagsBind(t *testing.T) {
 		}
 	}
 }
+
+func TestRemoteFlags(t *testing.T) {
+	for _, tc := range []struct {
+		given []string
+		err   string // "" for none
+	}{
+		{nil, ""},
+		{[]string{"provider", "model", "budget-tokens"}, ""},
+		{[]string{"isolate", "runs-dir"}, "--runs-dir does not apply to a run on Temporal"},
+		{[]string{"workspace", "base-url"}, "--base-url configures the providers"},
+		{[]string{"fake-rules", "otlp-endpoint"}, "--otlp-endpoint does not apply"},
+	} {
+		given := map[string]bool{}
+		for _, name := range tc.given {
+			given[name] = true
+		}
+		err := RemoteFlags(given)
+		if (tc.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%v: error %v, want %q", tc.given, err, tc.err)
+		}
+	}
+}

@@ -17,8 +17,8 @@
 // # What it owns
 //
 // The parent's task prompt (Prompt), the set of tools it gets (Tools), its
-// own request to the model, and the sentence that says why it did not
-// answer.
+// own request to the model, the sentence that says why it did not answer,
+// and how a script it writes is framed when shown (Config.ShowScript).
 //
 // # What it must never do
 //

@@ -3,6 +3,7 @@ package parent
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/wfrun/wfrun/agentapi"
 	"github.com/wfrun/wfrun/agentapi/openai"
@@ -42,6 +43,11 @@ type Config struct {
 	// Requester owns the parent's own request to the model
 	// (agentapi.Request.Parent); "" is Owner.
 	Requester string
+	// ShowScript, when set, is given each workflow script the model
+	// writes, framed by "--- workflow script ---" and "--- end of
+	// script ---" lines, before it runs (wfrun agent --print-script). It
+	// takes the place of Tools.BeforeRun.
+	ShowScript func(text string)
 }
 
 // Agent is one parent agent: a model and the tool set it calls.
@@ -60,6 +66,11 @@ func New(eng *engine.Engine, cfg Config) (*Agent, error) {
 	}
 	if cfg.Requester == "" {
 		cfg.Requester = Owner
+	}
+	if show := cfg.ShowScript; show != nil {
+		cfg.Tools.BeforeRun = func(req engine.WorkflowStartRequest) {
+			show(fmt.Sprintf("--- workflow script ---\n%s\n--- end of script ---\n", strings.TrimRight(req.Script, "\n")))
+		}
 	}
 	tools := tool.New(eng, cfg.Tools)
 	cfg.Model.Toolbox = tools.Toolbox(Tools()...)

@@ -101,11 +101,13 @@ func TestTheParentAnswersItsTaskWithItsTools(t *testing.T) {
 			srv := httptest.NewServer(m)
 			defer srv.Close()
 			var events []engine.Event
+			var shown []string
 			var mu sync.Mutex
 			eng := enginetest.New(t, engine.Config{})
 			p, err := parent.New(eng, parent.Config{
-				Model: openai.Config{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"},
-				Tools: tool.Options{OnEvent: func(ev engine.Event) { mu.Lock(); events = append(events, ev); mu.Unlock() }},
+				Model:      openai.Config{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"},
+				Tools:      tool.Options{OnEvent: func(ev engine.Event) { mu.Lock(); events = append(events, ev); mu.Unlock() }},
+				ShowScript: func(text string) { mu.Lock(); shown = append(shown, text); mu.Unlock() },
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -148,6 +150,9 @@ func TestTheParentAnswersItsTaskWithItsTools(t *testing.T) {
 				defer mu.Unlock()
 				if len(events) == 0 || events[0].Type != engine.EventRunStart {
 					t.Errorf("the tool options' OnEvent saw %d events", len(events))
+				}
+				if want := "--- workflow script ---\n" + script + "\n--- end of script ---\n"; !slices.Equal(shown, []string{want}) {
+					t.Errorf("ShowScript got %q, want %q", shown, want)
 				}
 			}
 		})
