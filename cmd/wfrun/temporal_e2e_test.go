@@ -60,13 +60,18 @@ func startTemporalDev(t *testing.T, ready string, extra ...string) string {
 	return "127.0.0.1:" + strconv.Itoa(port)
 }
 
-func TestTemporalE2E_AWorkerProcessRunsTheScriptAndTheResultMatchesInProcess(t *testing.T) {
-	addr := startTemporalDev(t, "Temporal dev server at")
-	bin := buildWfrun(t)
-	home := t.TempDir()
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}
-	shared := []string{"--temporal", addr, "--task-queue", "cli-e2e", "--payloads", filepath.Join(home, "payloads")}
+// workerProcess is a `wfrun worker` a test started.
+type workerProcess struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	exited chan error // its Wait's error; whoever takes it puts it back
+}
 
+// startWorker starts `wfrun worker --provider fake` with the flags
+// shared, and waits until it says it serves queue; the process is killed
+// at the test's end.
+func startWorker(t *testing.T, bin string, env []string, queue string, shared []string) *workerProcess {
+	t.Helper()
 	worker := exec.Command(bin, append([]string{"worker", "--provider", "fake"}, shared...)...)
 	worker.Env = env
 	wErr := &syncBuffer{}
@@ -80,13 +85,26 @@ func TestTemporalE2E_AWorkerProcessRunsTheScriptAndTheResultMatchesInProcess(t *
 		_ = worker.Process.Kill()
 		<-exited
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(wErr.String(), "worker of task queue cli-e2e") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the worker did not start: %s", wErr.String())
+	for !strings.Contains(wErr.String(), "worker of task queue "+queue) {
+		select {
+		case err := <-exited:
+			exited <- err // for the cleanup
+			t.Fatalf("the worker ended before it served %s (%v): %s", queue, err, wErr.String())
+		case <-time.After(20 * time.Millisecond):
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	return &workerProcess{cmd: worker, stderr: wErr, exited: exited}
+}
+
+func TestTemporalE2E_AWorkerProcessRunsTheScriptAndTheResultMatchesInProcess(t *testing.T) {
+	addr := startTemporalDev(t, "Temporal dev server at")
+	bin := buildWfrun(t)
+	home := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}
+	shared := []string{"--temporal", addr, "--task-queue", "cli-e2e", "--payloads", filepath.Join(home, "payloads")}
+
+	worker := startWorker(t, bin, env, "cli-e2e", shared)
+	wErr, exited := worker.stderr, worker.exited
 
 	events := filepath.Join(home, "events.jsonl")
 	run := exec.Command(bin, append([]string{"testdata/temporal.js", "--args", `{"n":4}`, "--events", events}, shared...)...)
@@ -120,7 +138,7 @@ func TestTemporalE2E_AWorkerProcessRunsTheScriptAndTheResultMatchesInProcess(t *
 	}
 
 	// The run is listed by its search attributes (visibility catches up).
-	deadline = time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		runs := exec.Command(bin, "runs", "--temporal", addr, "--parent", "cli", "--json")
 		runs.Env = env
@@ -151,7 +169,7 @@ func TestTemporalE2E_AWorkerProcessRunsTheScriptAndTheResultMatchesInProcess(t *
 		}
 	}
 
-	_ = worker.Process.Signal(syscall.SIGINT)
+	_ = worker.cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case err := <-exited:
 		exited <- err

@@ -86,25 +86,7 @@ func TestTemporalE2E_AWorkerAndAClientShareAnS3PayloadStore(t *testing.T) {
 	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, awsEnv...)
 	shared := []string{"--temporal", addr, "--task-queue", "cli-s3", "--payloads", url}
 
-	worker := exec.Command(bin, append([]string{"worker", "--provider", "fake"}, shared...)...)
-	worker.Env = env
-	wErr := &syncBuffer{}
-	worker.Stderr = wErr
-	if err := worker.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- worker.Wait() }()
-	t.Cleanup(func() {
-		_ = worker.Process.Kill()
-		<-exited
-	})
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(wErr.String(), "worker of task queue cli-s3"); {
-		if time.Now().After(deadline) {
-			t.Fatalf("the worker did not start: %s", wErr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	wErr := startWorker(t, bin, env, "cli-s3", shared).stderr
 
 	// The args are over 4 KiB: the client puts them in the bucket, and
 	// the worker reads them from there.
