@@ -2,88 +2,24 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wfrun/wfrun/engine"
+	"github.com/wfrun/wfrun/internal/testkit/s3test"
 )
 
-// startS3 starts the S3-compatible server of WFRUN_S3_SERVER (versitygw,
-// built from engine/temporal/s3server) on a loopback port over a fresh
-// folder with the bucket "payloads", and returns the store's URL, the
-// bucket's folder and the AWS environment of its credentials.
-func startS3(t *testing.T) (url, bucket string, awsEnv []string) {
-	t.Helper()
-	bin := os.Getenv("WFRUN_S3_SERVER")
-	if bin == "" {
-		t.Skip("WFRUN_S3_SERVER is not set: build versitygw from the module engine/temporal/s3server (docs/scale-out.md) and name it there")
-	}
-	root := t.TempDir()
-	bucket = filepath.Join(root, "payloads")
-	if err := os.Mkdir(bucket, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	key := make([]byte, 16)
-	_, _ = rand.Read(key)
-	secret := hex.EncodeToString(key)
-	cmd := exec.Command(bin, "--port", addr, "posix", root)
-	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID=wfrun-cli", "ROOT_SECRET_ACCESS_KEY="+secret)
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		<-exited
-	})
-	for deadline := time.Now().Add(time.Minute); ; {
-		c, err := net.Dial("tcp", addr)
-		if err == nil && strings.Contains(out.String(), "http://"+addr) {
-			c.Close()
-			break
-		}
-		if err == nil {
-			c.Close()
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("the S3 server exited: %v\n%s", err, out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the S3 server did not come up on %s:\n%s", addr, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	none := filepath.Join(root, "none")
-	return "s3://payloads?endpoint=http://" + addr + "&region=us-east-1", bucket, []string{
-		"AWS_ACCESS_KEY_ID=wfrun-cli", "AWS_SECRET_ACCESS_KEY=" + secret,
-		"AWS_CONFIG_FILE=" + none, "AWS_SHARED_CREDENTIALS_FILE=" + none, "AWS_EC2_METADATA_DISABLED=true"}
-}
-
 func TestTemporalE2E_AWorkerAndAClientShareAnS3PayloadStore(t *testing.T) {
-	url, bucket, awsEnv := startS3(t)
+	s3 := s3test.Start(t)
+	url, bucket := s3.URL, s3.Bucket
 	addr := startTemporalDev(t, "Temporal dev server at")
 	bin := buildWfrun(t)
 	home := t.TempDir()
-	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, awsEnv...)
+	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, s3.Environ()...)
 	shared := []string{"--temporal", addr, "--task-queue", "cli-s3", "--payloads", url}
 
 	wErr := startWorker(t, bin, env, "cli-s3", shared).stderr

@@ -2,13 +2,9 @@ package temporal_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,111 +20,17 @@ import (
 	"github.com/wfrun/wfrun/agentapi/fake"
 	"github.com/wfrun/wfrun/engine"
 	wftemporal "github.com/wfrun/wfrun/engine/temporal"
+	"github.com/wfrun/wfrun/internal/testkit/s3test"
 )
 
-// s3ServerEnv names the S3-compatible server the payload store's
-// end-to-end tests run (versitygw, built from the nested module
-// engine/temporal/s3server; .ci/run builds it). Without it they are
-// skipped.
-const s3ServerEnv = "WFRUN_S3_SERVER"
-
-// s3 is one S3-compatible server on loopback, started for one test.
-type s3 struct {
-	url    string // the payload store's URL: its bucket "payloads"
-	root   string // the server's folder: root/payloads/KEY[:2]/KEY are the objects
-	secret string
-}
-
-// startS3 starts the server of WFRUN_S3_SERVER on a loopback port, over a
-// fresh folder with the bucket "payloads", and puts its credentials in
-// the standard AWS environment (and nothing of the machine's own AWS
-// configuration), as an operator would.
-func startS3(t *testing.T) *s3 {
+// startS3 starts the S3-compatible server of s3test on a loopback port
+// and puts its credentials in the standard AWS environment (and nothing
+// of the machine's own AWS configuration), as an operator would.
+func startS3(t *testing.T) *s3test.Server {
 	t.Helper()
-	bin := os.Getenv(s3ServerEnv)
-	if bin == "" {
-		t.Skip(s3ServerEnv + " is not set: build versitygw from the module engine/temporal/s3server (docs/scale-out.md) and name it there to run the S3 store's tests")
-	}
-	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, "payloads"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	key := make([]byte, 16)
-	_, _ = rand.Read(key)
-	s := &s3{url: "s3://payloads?endpoint=http://" + addr + "&region=us-east-1", root: root, secret: hex.EncodeToString(key)}
-	cmd := exec.Command(bin, "--port", addr, "posix", root)
-	// The root credentials go in its environment, not its command line.
-	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID=wfrun-test", "ROOT_SECRET_ACCESS_KEY="+s.secret)
-	banner := &lineWaiter{want: "http://" + addr, seen: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = banner, os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("cannot start the S3 server %s: %v", bin, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	select {
-	case <-banner.seen:
-	case err := <-exited:
-		t.Fatalf("the S3 server exited before it listened: %v", err)
-	case <-time.After(time.Minute):
-		t.Fatalf("the S3 server %s did not say that it listens on %s", bin, addr)
-	}
-	// The banner comes as it starts listening: wait for the port itself.
-	for deadline := time.Now().Add(time.Minute); ; {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the S3 server at %s does not accept connections: %v", addr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	none := filepath.Join(t.TempDir(), "none")
-	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "wfrun-test", "AWS_SECRET_ACCESS_KEY": s.secret,
-		"AWS_SESSION_TOKEN": "", "AWS_PROFILE": "", "AWS_REGION": "", "AWS_DEFAULT_REGION": "",
-		"AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none, "AWS_EC2_METADATA_DISABLED": "true"} {
-		t.Setenv(k, v)
-	}
-	return s
-}
-
-// lineWaiter closes seen once its output has shown want.
-type lineWaiter struct {
-	mu   sync.Mutex
-	buf  strings.Builder
-	want string
-	seen chan struct{}
-	done bool
-}
-
-func (w *lineWaiter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.buf.Write(p)
-		if strings.Contains(w.buf.String(), w.want) {
-			w.done = true
-			close(w.seen)
-		}
-	}
-	return len(p), nil
+	srv := s3test.Start(t)
+	srv.Setenv(t)
+	return srv
 }
 
 // openS3Store opens the store of srv, closed at cleanup.
@@ -146,7 +48,7 @@ func openS3Store(t *testing.T, url string) *wftemporal.BlobStore {
 func TestS3Store_KeepsPayloadsByContentInARealS3Server(t *testing.T) {
 	srv := startS3(t)
 	ctx := context.Background()
-	store := openS3Store(t, srv.url)
+	store := openS3Store(t, srv.URL)
 	data := []byte(strings.Repeat("an agent's long answer ", 50_000)) // 1.1 MB
 	key, err := store.Put(ctx, data)
 	if err != nil {
@@ -160,12 +62,12 @@ func TestS3Store_KeepsPayloadsByContentInARealS3Server(t *testing.T) {
 		t.Fatalf("get: %d bytes, %v", len(got), err)
 	}
 	// The object is a file of the server's folder, named as in a DirStore.
-	file := filepath.Join(srv.root, "payloads", key[:2], key)
+	file := filepath.Join(srv.Root, "payloads", key[:2], key)
 	if st, err := os.Stat(file); err != nil || st.Size() != int64(len(data)) {
 		t.Fatalf("the server's file %s: %v", file, err)
 	}
 	// Something else in the bucket is neither listed nor deleted.
-	if err := os.WriteFile(filepath.Join(srv.root, "payloads", "notes.txt"), []byte("mine"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(srv.Root, "payloads", "notes.txt"), []byte("mine"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
@@ -194,9 +96,9 @@ func TestS3Store_KeepsPayloadsByContentInARealS3Server(t *testing.T) {
 	}
 	// Credentials come from the environment; wrong ones are refused, and
 	// no message shows the secret.
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "not-"+srv.secret)
-	wrong := openS3Store(t, srv.url)
-	if _, err := wrong.Put(ctx, data); err == nil || strings.Contains(err.Error(), srv.secret) || !strings.Contains(err.Error(), "payload store s3://payloads") {
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "not-"+srv.Secret)
+	wrong := openS3Store(t, srv.URL)
+	if _, err := wrong.Put(ctx, data); err == nil || strings.Contains(err.Error(), srv.Secret) || !strings.Contains(err.Error(), "payload store s3://payloads") {
 		t.Fatalf("wrong credentials: %v", err)
 	}
 }
@@ -244,7 +146,7 @@ func stored(t *testing.T, s wftemporal.SweepableStore) map[string]bool {
 
 func TestEndToEnd_PayloadsInS3AndGCDeletesOnlyThoseOfDeletedHistories(t *testing.T) {
 	srv := startS3(t)
-	store := openS3Store(t, srv.url)
+	store := openS3Store(t, srv.URL)
 	cl := newClusterWith(t, store)
 	ctx := context.Background()
 	big := strings.Repeat("0123456789abcdef", 8<<10) // 128 KiB
