@@ -241,6 +241,10 @@ func (p *pipes) serve(j Job, ex *Execution) (readers *sync.WaitGroup, overflow c
 // ctx is done or stop fires (SIGTERM, then SIGKILL after grace); then it
 // kills what is left of the group and only then reaps the leader, so that
 // the group id cannot have been reused. It records all that in ex.
+// testHookSupervise, when set by a test, runs before supervise waits, with
+// the channel closed when the leader has exited.
+var testHookSupervise func(exited <-chan struct{})
+
 func supervise(ctx context.Context, cmd *exec.Cmd, grace time.Duration, stop <-chan struct{}, ex *Execution) {
 	pgid := cmd.Process.Pid
 	exited := make(chan struct{})
@@ -250,12 +254,25 @@ func supervise(ctx context.Context, cmd *exec.Cmd, grace time.Duration, stop <-c
 		close(exited)
 	}()
 
+	if testHookSupervise != nil {
+		testHookSupervise(exited)
+	}
 	select {
 	case <-exited:
 	case <-ctx.Done():
 		ex.Stopped = StoppedContext
 	case <-stop:
 		ex.Stopped = StoppedSize
+	}
+	if ex.Stopped == StoppedContext {
+		// select picks at random among what is ready: a command that had
+		// exited by itself when its context ended finished, and its
+		// answer stands (an output cut at the cap stays cut).
+		select {
+		case <-exited:
+			ex.Stopped = NotStopped
+		default:
+		}
 	}
 	if ex.Stopped != NotStopped {
 		signalGroup(pgid, syscall.SIGTERM)

@@ -182,3 +182,27 @@ func TestValidNameRefusesWhatNoEnvironmentEntryCanCarry(t *testing.T) {
 		}
 	}
 }
+
+// A command that exits by itself just as its context ends has finished:
+// it is not reported as stopped, whichever of the two supervise sees
+// first. The hook holds supervise until both are ready, and select picks
+// at random between ready cases, so each round is a coin toss for a
+// supervise that trusts its first pick.
+func TestACommandThatExitedAsItsContextEndedFinished(t *testing.T) {
+	for range 32 {
+		ctx, cancel := context.WithCancel(context.Background())
+		testHookSupervise = func(exited <-chan struct{}) {
+			<-exited
+			cancel()
+		}
+		ex, err := Run(ctx, sh("echo done"))
+		testHookSupervise = nil
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.Stopped != NotStopped || ex.Termed || string(ex.Stdout) != "done\n" || !ex.State.Success() {
+			t.Fatalf("stopped %v, termed %v, stdout %q, state %v; want a finished command", ex.Stopped, ex.Termed, ex.Stdout, ex.State)
+		}
+	}
+}
