@@ -248,7 +248,7 @@ func (e *Engine) refuseLive(id, what string) error {
 	if _, err := e.SweepRuns(); err != nil {
 		return wferr.Wrap(wferr.Internal, err, "the run ledger cannot be read: %v", err)
 	}
-	r, err := e.ledger.Get(id)
+	r, err := e.ledger.Get(context.Background(), id)
 	if err == nil && r.Status == ledger.RunRunning {
 		return wferr.New(wferr.InvalidRequest, "run %s is still running (process %d on %s renews its lease until %s) and cannot be %s; wait for it to end, or stop it first (wfrun stop %s)",
 			id, r.PID, r.Host, r.LeaseUntil.Format(time.RFC3339), what, id)
@@ -591,7 +591,7 @@ func (e *Engine) Retry(ctx context.Context, runID string, adjust func(*WorkflowS
 	if _, err := e.SweepRuns(); err != nil {
 		return nil, verbError(err)
 	}
-	old, err := e.ledger.Get(runID)
+	old, err := e.ledger.Get(ctx, runID)
 	if err != nil {
 		return nil, verbError(err)
 	}
@@ -653,7 +653,7 @@ func (e *Engine) Continue(ctx context.Context, runID string, adjust func(*Workfl
 	if _, _, err := e.ledger.Apply(ctx, runID, ledger.Continue, fmt.Sprintf("in place, replaying %d journaled agents", len(prior))); err != nil {
 		return nil, verbError(err)
 	}
-	old, _ := e.ledger.Get(runID)
+	old, _ := e.ledger.Get(ctx, runID)
 	return e.start(ctx, req, startPlan{id: runID, prior: prior, parentRun: old.ParentRun, inPlace: true})
 }
 

@@ -165,11 +165,11 @@ func TestDurable_ARunKeepsItsFolderAndLedgerRow(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(runs, "ledger.db")); err != nil {
 		t.Fatalf("the ledger is not in the runs folder: %v", err)
 	}
-	row, err := eng.Ledger().Get(res.RunID)
+	row, err := eng.Ledger().Get(context.Background(), res.RunID)
 	if err != nil || row.Status != ledger.RunCompleted || row.Name != "staged" || row.Owner != "test" || row.Agents.Completed != 5 || row.Usage != res.Usage || row.Dir != folder.Dir() {
 		t.Fatalf("ledger row %+v, %v", row, err)
 	}
-	kids, _ := eng.Ledger().Children(res.RunID)
+	kids, _ := eng.Ledger().Children(context.Background(), res.RunID)
 	if len(kids) != 5 || kids[0].Label != "alpha" || kids[0].Phase != "Notes" || kids[0].PromptExcerpt != "note on alpha" ||
 		kids[0].ResultExcerpt != "note on alpha" || kids[0].Status != ledger.ChildCompleted || kids[4].Phase != "Summary" {
 		t.Fatalf("children %+v", kids)
@@ -235,11 +235,11 @@ func TestDurable_AResumedRunReplaysTheFinishedAgentsAndRunsTheRest(t *testing.T)
 	if string(res.Value) != string(fresh.Value) {
 		t.Fatalf("resumed value %s, uninterrupted %s", res.Value, fresh.Value)
 	}
-	row, _ := eng2.Ledger().Get(res.RunID)
+	row, _ := eng2.Ledger().Get(context.Background(), res.RunID)
 	if row.ParentRun != stopped.RunID || row.Agents.Replayed != 2 {
 		t.Fatalf("lineage %+v", row)
 	}
-	kids, _ := eng2.Ledger().Children(res.RunID)
+	kids, _ := eng2.Ledger().Children(context.Background(), res.RunID)
 	if !kids[0].Replayed || kids[0].Usage.Tokens() != 0 || kids[2].Replayed {
 		t.Fatalf("children %+v", kids)
 	}
@@ -294,8 +294,8 @@ func TestDurable_StopFromAnotherEngineCancelsTheRunAtItsNextHeartbeat(t *testing
 	if res.StopReason != engine.StopCancelled || !strings.Contains(res.Error, "enough for today") {
 		t.Fatalf("%+v", res)
 	}
-	row, _ := other.Ledger().Get(run.ID())
-	tl, _ := other.Ledger().Timeline(run.ID())
+	row, _ := other.Ledger().Get(context.Background(), run.ID())
+	tl, _ := other.Ledger().Timeline(context.Background(), run.ID())
 	if row.Status != ledger.RunCancelled || len(tl) != 3 || tl[1].Kind != ledger.KindStop {
 		t.Fatalf("row %+v, timeline %+v", row, tl)
 	}
@@ -318,8 +318,8 @@ func TestDurable_RetryStartsANewRunLinkedToTheOldOne(t *testing.T) {
 	if res.StopReason != engine.StopCompleted || res.Agents.Replayed != 2 || res.RunID == stopped.RunID {
 		t.Fatalf("retry %+v", res)
 	}
-	row, _ := eng2.Ledger().Get(res.RunID)
-	tl, _ := eng2.Ledger().Timeline(stopped.RunID)
+	row, _ := eng2.Ledger().Get(context.Background(), res.RunID)
+	tl, _ := eng2.Ledger().Timeline(context.Background(), stopped.RunID)
 	if row.ParentRun != stopped.RunID || tl[len(tl)-1].Kind != ledger.KindRetry || !strings.Contains(tl[len(tl)-1].Detail, res.RunID) {
 		t.Fatalf("row %+v, old timeline %+v", row, tl)
 	}
@@ -382,7 +382,7 @@ func TestDurable_AFailedRunIsFailedInTheRegistryAndTheLedgerAlike(t *testing.T) 
 	if !ok || live.Status != engine.RunFailed || string(live.Status) != "failed" {
 		t.Fatalf("the live registry says %q (%v)", live.Status, ok)
 	}
-	row, err := first.Ledger().Get(res.RunID)
+	row, err := first.Ledger().Get(context.Background(), res.RunID)
 	if err != nil || string(row.Status) != string(live.Status) {
 		t.Fatalf("the ledger row says %q, the registry %q (%v)", row.Status, live.Status, err)
 	}

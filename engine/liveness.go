@@ -46,7 +46,7 @@ func (e *Engine) reapLocal() (int, error) {
 	if host == "" {
 		return 0, nil
 	}
-	running, err := e.ledger.List(ledger.Filter{Status: ledger.RunRunning})
+	running, err := e.ledger.List(context.Background(), ledger.Filter{Status: ledger.RunRunning})
 	if err != nil {
 		return 0, err
 	}

@@ -108,7 +108,7 @@ func TestSweepRuns_AbandonsAtOnceOnlyARunWhoseProcessIsGoneAndWhoseLockIsFree(t 
 		t.Fatal(err)
 	}
 	for _, c := range cases {
-		r, err := e.ledger.Get(c.id)
+		r, err := e.ledger.Get(context.Background(), c.id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"sync"
 	"time"
@@ -344,7 +345,7 @@ func (e *Engine) Info(owner, runID string) (RunInfo, bool) {
 		return RunInfo{}, false
 	}
 	_, _ = e.SweepRuns() // a run whose process died reads as abandoned, not running
-	row, err := e.ledger.Get(runID)
+	row, err := e.ledger.Get(context.Background(), runID)
 	if err != nil || row.Owner != owner {
 		return RunInfo{}, false
 	}
@@ -377,7 +378,7 @@ func (e *Engine) Runs(owner string) []RunInfo {
 			keep = DefaultFinishedRunsKept
 		}
 		_, _ = e.SweepRuns()
-		rows, _ := e.ledger.List(ledger.Filter{Owner: owner, Limit: keep})
+		rows, _ := e.ledger.List(context.Background(), ledger.Filter{Owner: owner, Limit: keep})
 		for _, row := range rows {
 			if !held[row.ID] {
 				out = append(out, ledgerInfo(row, now))

@@ -127,7 +127,7 @@ func abandon(t *testing.T, runs, id string) {
 		t.Fatal(err)
 	}
 	for {
-		if r, err := l.Get(id); err != nil || r.Status == ledger.RunAbandoned {
+		if r, err := l.Get(context.Background(), id); err != nil || r.Status == ledger.RunAbandoned {
 			return
 		}
 		if _, err := l.Sweep(t.Context()); err != nil {
@@ -197,7 +197,7 @@ func TestLedger_AMissingOrEmptyLedgerIsRebuiltFromTheRunFolders(t *testing.T) {
 			if again.Rebuilt() != 2 {
 				t.Fatalf("Rebuilt() = %d, want 2", again.Rebuilt())
 			}
-			rows, err := again.Ledger().List(ledger.Filter{})
+			rows, err := again.Ledger().List(context.Background(), ledger.Filter{})
 			if err != nil || len(rows) != 2 {
 				t.Fatalf("the rebuilt ledger lists %+v, %v", rows, err)
 			}
@@ -211,11 +211,11 @@ func TestLedger_AMissingOrEmptyLedgerIsRebuiltFromTheRunFolders(t *testing.T) {
 			if r := byID[stopped]; r.Status != ledger.RunCancelled {
 				t.Fatalf("the cancelled run was rebuilt as %+v", r)
 			}
-			if kids, _ := again.Ledger().Children(stopped); len(kids) < 2 || kids[0].Label != "alpha" || kids[0].Status != ledger.ChildCompleted ||
+			if kids, _ := again.Ledger().Children(context.Background(), stopped); len(kids) < 2 || kids[0].Label != "alpha" || kids[0].Status != ledger.ChildCompleted ||
 				kids[0].PromptExcerpt != "note on alpha" || kids[1].ResultExcerpt != "note on beta" {
 				t.Fatalf("the cancelled run's agents were rebuilt as %+v", kids)
 			}
-			if tl, _ := again.Ledger().Timeline(stopped); len(tl) != 1 || tl[0].Kind != ledger.KindRebuilt {
+			if tl, _ := again.Ledger().Timeline(context.Background(), stopped); len(tl) != 1 || tl[0].Kind != ledger.KindRebuilt {
 				t.Fatalf("timeline %+v", tl)
 			}
 			// The rebuilt ledger carries the verbs: the cancelled run is retried.

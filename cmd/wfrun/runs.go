@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"time"
 
@@ -98,7 +99,7 @@ func ledgerRuns(f *runsOptions, positional []string, e env) int {
 		return usageFail(e, "%v", err)
 	}
 	return withLedger(f, e, func(eng *engine.Engine) int {
-		runs, err := eng.Ledger().List(ledger.Filter{Status: status, Name: f.name})
+		runs, err := eng.Ledger().List(context.Background(), ledger.Filter{Status: status, Name: f.name})
 		if err != nil {
 			notice(e, "the run ledger: %v", err)
 			return exitFailed

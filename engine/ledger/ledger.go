@@ -244,9 +244,9 @@ func (l *Ledger) migrateOne() (done bool, err error) {
 }
 
 // SchemaVersion is the number of migrations the ledger has applied.
-func (l *Ledger) SchemaVersion() (int, error) {
+func (l *Ledger) SchemaVersion(ctx context.Context) (int, error) {
 	var v int
-	err := l.db.QueryRow("PRAGMA user_version").Scan(&v)
+	err := l.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
 	return v, err
 }
 
@@ -476,7 +476,7 @@ func (l *Ledger) Apply(ctx context.Context, runID string, v Verb, detail string)
 	now := l.now()
 	err := l.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if before, err = getRun(tx, runID); err != nil {
+		if before, err = getRun(ctx, tx, runID); err != nil {
 			return err
 		}
 		if t, err = Decide(before.Status, v); err != nil {
@@ -521,7 +521,7 @@ type scanner interface{ Scan(...any) error }
 
 // querier is the *sql.DB or the *sql.Tx a read goes through.
 type querier interface {
-	QueryRow(string, ...any) *sql.Row
+	QueryRowContext(context.Context, string, ...any) *sql.Row
 }
 
 // scanAll reads every row of rows with scan and closes them; err is
@@ -564,8 +564,8 @@ func scanRun(s scanner) (Run, error) {
 	return r, err
 }
 
-func getRun(q querier, runID string) (Run, error) {
-	r, err := scanRun(q.QueryRow(`SELECT `+runColumns+` FROM runs WHERE id = ?`, runID))
+func getRun(ctx context.Context, q querier, runID string) (Run, error) {
+	r, err := scanRun(q.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, runID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("run %s: %w", runID, ErrNotFound)
 	}
@@ -573,7 +573,9 @@ func getRun(q querier, runID string) (Run, error) {
 }
 
 // Get returns the run runID.
-func (l *Ledger) Get(runID string) (Run, error) { return getRun(l.db, runID) }
+func (l *Ledger) Get(ctx context.Context, runID string) (Run, error) {
+	return getRun(ctx, l.db, runID)
+}
 
 // Filter selects runs for List. Zero fields select everything.
 type Filter struct {
@@ -587,7 +589,7 @@ type Filter struct {
 }
 
 // List returns the runs f selects, newest first.
-func (l *Ledger) List(f Filter) ([]Run, error) {
+func (l *Ledger) List(ctx context.Context, f Filter) ([]Run, error) {
 	var where []string
 	var args []any
 	if f.Status != "" {
@@ -610,7 +612,7 @@ func (l *Ledger) List(f Filter) ([]Run, error) {
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	rows, err := l.db.Query(q, args...)
+	rows, err := l.db.QueryContext(ctx, q, args...)
 	return scanAll(rows, err, scanRun)
 }
 
@@ -632,8 +634,8 @@ func scanChild(s scanner) (Child, error) {
 }
 
 // Children returns a run's children in seq order.
-func (l *Ledger) Children(runID string) ([]Child, error) {
-	rows, err := l.db.Query(`SELECT `+childColumns+` FROM children WHERE run_id = ? ORDER BY seq`, runID)
+func (l *Ledger) Children(ctx context.Context, runID string) ([]Child, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT `+childColumns+` FROM children WHERE run_id = ? ORDER BY seq`, runID)
 	return scanAll(rows, err, scanChild)
 }
 
@@ -647,7 +649,7 @@ func scanEvent(s scanner) (Event, error) {
 }
 
 // Timeline returns a run's timeline, oldest first.
-func (l *Ledger) Timeline(runID string) ([]Event, error) {
-	rows, err := l.db.Query(`SELECT at_ms, kind, detail FROM timeline WHERE run_id = ? ORDER BY id`, runID)
+func (l *Ledger) Timeline(ctx context.Context, runID string) ([]Event, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT at_ms, kind, detail FROM timeline WHERE run_id = ? ORDER BY id`, runID)
 	return scanAll(rows, err, scanEvent)
 }

@@ -55,13 +55,13 @@ func open(t *testing.T, path string, c *clock) *ledger.Ledger {
 func TestOpen_AppliesTheMigrationsOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", "ledger.db")
 	l := open(t, path, nil)
-	v, err := l.SchemaVersion()
+	v, err := l.SchemaVersion(context.Background())
 	if err != nil || v != 2 {
 		t.Fatalf("version %d, %v", v, err)
 	}
 	l.Close()
 	again := open(t, path, nil)
-	if v, _ := again.SchemaVersion(); v != 2 {
+	if v, _ := again.SchemaVersion(context.Background()); v != 2 {
 		t.Fatalf("reopened at version %d", v)
 	}
 	db := openRaw(t, path)
@@ -92,7 +92,7 @@ func TestARunsLifeInTheLedger(t *testing.T) {
 	if err := l.Begin(t.Context(), ledger.Run{ID: "wf_a", Owner: "cli", Name: "audit", Dir: "/runs/wf_a"}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := l.Get("wf_a")
+	r, err := l.Get(context.Background(), "wf_a")
 	if err != nil || r.Status != ledger.RunRunning || !r.LeaseUntil.Equal(c.now().Add(10*time.Second)) || r.PID != os.Getpid() {
 		t.Fatalf("%+v, %v", r, err)
 	}
@@ -106,19 +106,19 @@ func TestARunsLifeInTheLedger(t *testing.T) {
 		Agents: ledger.Counts{Completed: 1}, Usage: agentapi.Usage{InputTokens: 7}}, []ledger.Child{done}); err != nil {
 		t.Fatal(err)
 	}
-	r, _ = l.Get("wf_a")
+	r, _ = l.Get(context.Background(), "wf_a")
 	if r.Status != ledger.RunCompleted || r.EndedAt == nil || r.Usage.InputTokens != 7 || r.Agents.Completed != 1 {
 		t.Fatalf("finished run %+v", r)
 	}
-	kids, err := l.Children("wf_a")
+	kids, err := l.Children(context.Background(), "wf_a")
 	if err != nil || len(kids) != 1 || kids[0].Status != ledger.ChildCompleted || kids[0].PromptExcerpt != "do it" || kids[0].ResultExcerpt != "done" {
 		t.Fatalf("children %+v, %v", kids, err)
 	}
-	tl, _ := l.Timeline("wf_a")
+	tl, _ := l.Timeline(context.Background(), "wf_a")
 	if len(tl) != 2 || tl[0].Kind != ledger.KindStarted || tl[1].Kind != ledger.KindFinished || tl[1].Detail != "completed" {
 		t.Fatalf("timeline %+v", tl)
 	}
-	if _, err := l.Get("wf_none"); !errors.Is(err, ledger.ErrNotFound) {
+	if _, err := l.Get(context.Background(), "wf_none"); !errors.Is(err, ledger.ErrNotFound) {
 		t.Fatalf("a missing run: %v", err)
 	}
 }
@@ -143,16 +143,16 @@ func TestARunWhoseLeaseExpiredIsAbandonedOnTheNextOpen(t *testing.T) {
 	c.add(8 * time.Second) // past wf_dead's lease, within wf_alive's
 	// The PID is this live process's, yet the run is abandoned: the lease decides.
 	other := open(t, path, c)
-	dead, _ := other.Get("wf_dead")
-	alive, _ := other.Get("wf_alive")
+	dead, _ := other.Get(context.Background(), "wf_dead")
+	alive, _ := other.Get(context.Background(), "wf_alive")
 	if dead.Status != ledger.RunAbandoned || alive.Status != ledger.RunRunning {
 		t.Fatalf("dead %s, alive %s", dead.Status, alive.Status)
 	}
-	kids, _ := other.Children("wf_dead")
+	kids, _ := other.Children(context.Background(), "wf_dead")
 	if kids[0].Status != ledger.ChildAbandoned || kids[1].Status != ledger.ChildCompleted {
 		t.Fatalf("children %+v", kids)
 	}
-	tl, _ := other.Timeline("wf_dead")
+	tl, _ := other.Timeline(context.Background(), "wf_dead")
 	if last := tl[len(tl)-1]; last.Kind != ledger.KindAbandoned || !strings.Contains(last.Detail, "lease expired") {
 		t.Fatalf("timeline %+v", tl)
 	}
@@ -193,7 +193,7 @@ func TestApply(t *testing.T) {
 		if _, _, err := l.Apply(t.Context(), "wf_a", ledger.Continue, ""); err != nil {
 			t.Fatal(err)
 		}
-		if r, _ := l.Get("wf_a"); r.Status != ledger.RunRunning || !r.LeaseUntil.After(c.now()) {
+		if r, _ := l.Get(context.Background(), "wf_a"); r.Status != ledger.RunRunning || !r.LeaseUntil.After(c.now()) {
 			t.Fatalf("continued run %+v", r)
 		}
 		if _, _, err := l.Apply(t.Context(), "wf_a", ledger.Continue, ""); err == nil {
@@ -204,12 +204,12 @@ func TestApply(t *testing.T) {
 		if _, _, err := l.Apply(t.Context(), "wf_a", ledger.FollowUp, "check the flaky test"); err != nil {
 			t.Fatal(err)
 		}
-		tl, _ := l.Timeline("wf_a")
+		tl, _ := l.Timeline(context.Background(), "wf_a")
 		last := tl[len(tl)-1]
 		if last.Kind != ledger.KindFollowUp || last.Detail != "check the flaky test" {
 			t.Fatalf("timeline %+v", tl)
 		}
-		if r, _ := l.Get("wf_a"); r.Status != ledger.RunRunning {
+		if r, _ := l.Get(context.Background(), "wf_a"); r.Status != ledger.RunRunning {
 			t.Fatalf("status %s", r.Status)
 		}
 	})
@@ -227,7 +227,7 @@ func TestList_FiltersAndOrder(t *testing.T) {
 	}
 	l.Finish(t.Context(), ledger.Run{ID: "wf_0", Status: ledger.RunFailed}, nil)
 	ids := func(f ledger.Filter) string {
-		runs, err := l.List(f)
+		runs, err := l.List(context.Background(), f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,13 +315,13 @@ func TestTwoProcessesWritingOneLedgerAtOnceDoNotCorruptIt(t *testing.T) {
 		t.Error(err)
 	}
 	l := open(t, path, nil)
-	all, err := l.List(ledger.Filter{})
+	all, err := l.List(context.Background(), ledger.Filter{})
 	if err != nil || len(all) != 2*runs {
 		t.Fatalf("%d runs, %v", len(all), err)
 	}
 	for _, r := range all {
-		kids, _ := l.Children(r.ID)
-		tl, _ := l.Timeline(r.ID)
+		kids, _ := l.Children(context.Background(), r.ID)
+		tl, _ := l.Timeline(context.Background(), r.ID)
 		if r.Status != ledger.RunCompleted || len(kids) != 2 || len(tl) != 3 {
 			t.Fatalf("run %s: %s, %d children, %d timeline entries", r.ID, r.Status, len(kids), len(tl))
 		}
@@ -343,7 +343,7 @@ func TestAWriteHonoursItsCallersContext(t *testing.T) {
 	if err := l.Begin(ctx, ledger.Run{ID: "wf_gone"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Begin with a cancelled context: %v, want context.Canceled", err)
 	}
-	if _, err := l.Get("wf_gone"); err == nil {
+	if _, err := l.Get(t.Context(), "wf_gone"); err == nil {
 		t.Fatal("the run was written although its caller had cancelled")
 	}
 	if _, err := l.CreateSubagent(ctx, ledger.Subagent{ID: "sa_gone", Owner: "mcp", Provider: "fake"}, "sh_1", "hello"); !errors.Is(err, context.Canceled) {
@@ -351,5 +351,30 @@ func TestAWriteHonoursItsCallersContext(t *testing.T) {
 	}
 	if err := l.Begin(t.Context(), ledger.Run{ID: "wf_here"}); err != nil {
 		t.Fatalf("a write after a cancelled durable one: %v", err)
+	}
+}
+
+// A read runs under its caller's context too: a caller that has given up
+// gets the context's error instead of the row.
+func TestAReadHonoursItsCallersContext(t *testing.T) {
+	l := open(t, filepath.Join(t.TempDir(), "ledger.db"), &clock{t: time.Unix(1000, 0)})
+	if err := l.Begin(t.Context(), ledger.Run{ID: "wf_here"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for name, read := range map[string]func() error{
+		"Get":      func() error { _, err := l.Get(ctx, "wf_here"); return err },
+		"List":     func() error { _, err := l.List(ctx, ledger.Filter{}); return err },
+		"Children": func() error { _, err := l.Children(ctx, "wf_here"); return err },
+		"Timeline": func() error { _, err := l.Timeline(ctx, "wf_here"); return err },
+		"Queued":   func() error { _, err := l.Queued(ctx, "sa_none"); return err },
+	} {
+		if err := read(); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with a cancelled context: %v, want context.Canceled", name, err)
+		}
+	}
+	if _, err := l.Get(t.Context(), "wf_here"); err != nil {
+		t.Fatalf("Get with a live context: %v", err)
 	}
 }

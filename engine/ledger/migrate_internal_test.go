@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"database/sql"
 	"path/filepath"
 	"testing"
@@ -24,13 +25,13 @@ func TestALedgerOfTheFirstVersionIsUpgradedWithItsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if v, _ := l.SchemaVersion(); v != len(migrations) {
+	if v, _ := l.SchemaVersion(context.Background()); v != len(migrations) {
 		t.Fatalf("version %d", v)
 	}
-	if r, err := l.Get("wf_0123456789abcdef"); err != nil || r.Name != "old" {
+	if r, err := l.Get(context.Background(), "wf_0123456789abcdef"); err != nil || r.Name != "old" {
 		t.Fatalf("the old run: %+v %v", r, err)
 	}
-	if all, err := l.Subagents("cli"); err != nil || len(all) != 0 {
+	if all, err := l.Subagents(context.Background(), "cli"); err != nil || len(all) != 0 {
 		t.Fatalf("sub-agents after the upgrade: %v %v", all, err)
 	}
 }

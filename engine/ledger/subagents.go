@@ -185,7 +185,7 @@ func (l *Ledger) CreateSubagent(ctx context.Context, s Subagent, holder, first s
 func (l *Ledger) Enqueue(ctx context.Context, id, holder, message string, maxQueued int) (int, error) {
 	var n int
 	err := l.durableTx(ctx, func(tx *sql.Tx) error {
-		s, err := getSubagent(tx, id)
+		s, err := getSubagent(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -318,7 +318,7 @@ func (l *Ledger) HoldSubagent(ctx context.Context, id, holder string) (Subagent,
 	host, _ := os.Hostname()
 	err := l.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if s, err = getSubagent(tx, id); err != nil {
+		if s, err = getSubagent(ctx, tx, id); err != nil {
 			return err
 		}
 		switch {
@@ -478,8 +478,8 @@ func scanSubagent(sc scanner) (Subagent, error) {
 	return s, err
 }
 
-func getSubagent(q querier, id string) (Subagent, error) {
-	s, err := scanSubagent(q.QueryRow(`SELECT `+subagentColumns+` FROM subagents WHERE id = ?`, id))
+func getSubagent(ctx context.Context, q querier, id string) (Subagent, error) {
+	s, err := scanSubagent(q.QueryRowContext(ctx, `SELECT `+subagentColumns+` FROM subagents WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, fmt.Errorf("sub-agent %s: %w", id, ErrNoSubagent)
 	}
@@ -487,11 +487,13 @@ func getSubagent(q querier, id string) (Subagent, error) {
 }
 
 // GetSubagent returns the sub-agent id.
-func (l *Ledger) GetSubagent(id string) (Subagent, error) { return getSubagent(l.db, id) }
+func (l *Ledger) GetSubagent(ctx context.Context, id string) (Subagent, error) {
+	return getSubagent(ctx, l.db, id)
+}
 
 // Subagents returns owner's sub-agents in creation order.
-func (l *Ledger) Subagents(owner string) ([]Subagent, error) {
-	rows, err := l.db.Query(`SELECT `+subagentColumns+` FROM subagents WHERE owner = ? ORDER BY seq`, owner)
+func (l *Ledger) Subagents(ctx context.Context, owner string) ([]Subagent, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT `+subagentColumns+` FROM subagents WHERE owner = ? ORDER BY seq`, owner)
 	return scanAll(rows, err, scanSubagent)
 }
 
@@ -520,14 +522,14 @@ func scanTurn(sc scanner) (Turn, error) {
 }
 
 // Turns returns a sub-agent's turns in order, queued ones included.
-func (l *Ledger) Turns(id string) ([]Turn, error) {
-	rows, err := l.db.Query(`SELECT `+turnColumns+` FROM subagent_turns WHERE subagent_id = ? ORDER BY turn`, id)
+func (l *Ledger) Turns(ctx context.Context, id string) ([]Turn, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT `+turnColumns+` FROM subagent_turns WHERE subagent_id = ? ORDER BY turn`, id)
 	return scanAll(rows, err, scanTurn)
 }
 
 // GetTurn returns turn n of a sub-agent.
-func (l *Ledger) GetTurn(id string, n int) (Turn, error) {
-	t, err := scanTurn(l.db.QueryRow(`SELECT `+turnColumns+` FROM subagent_turns WHERE subagent_id = ? AND turn = ?`, id, n))
+func (l *Ledger) GetTurn(ctx context.Context, id string, n int) (Turn, error) {
+	t, err := scanTurn(l.db.QueryRowContext(ctx, `SELECT `+turnColumns+` FROM subagent_turns WHERE subagent_id = ? AND turn = ?`, id, n))
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, fmt.Errorf("sub-agent %s has no turn %d", id, n)
 	}
@@ -536,10 +538,10 @@ func (l *Ledger) GetTurn(id string, n int) (Turn, error) {
 
 // History returns a sub-agent's saved history (the provider's snapshot)
 // and the last turn it holds; nil and 0 before any turn has ended.
-func (l *Ledger) History(id string) (json.RawMessage, int, error) {
+func (l *Ledger) History(ctx context.Context, id string) (json.RawMessage, int, error) {
 	var data []byte
 	var turn int
-	err := l.db.QueryRow(`SELECT data, turn FROM subagent_history WHERE subagent_id = ?`, id).Scan(&data, &turn)
+	err := l.db.QueryRowContext(ctx, `SELECT data, turn FROM subagent_history WHERE subagent_id = ?`, id).Scan(&data, &turn)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, nil
 	}
@@ -547,9 +549,9 @@ func (l *Ledger) History(id string) (json.RawMessage, int, error) {
 }
 
 // Queued counts a sub-agent's messages not taken up yet.
-func (l *Ledger) Queued(id string) (int, error) {
+func (l *Ledger) Queued(ctx context.Context, id string) (int, error) {
 	var n int
-	err := l.db.QueryRow(`SELECT COUNT(*) FROM subagent_turns WHERE subagent_id = ? AND status = ?`, id, string(TurnQueued)).Scan(&n)
+	err := l.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM subagent_turns WHERE subagent_id = ? AND status = ?`, id, string(TurnQueued)).Scan(&n)
 	return n, err
 }
 

@@ -1,6 +1,7 @@
 package ledger_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -37,7 +38,7 @@ func TestASubagentsTurnsInTheLedger(t *testing.T) {
 	if n, err := l.Enqueue(t.Context(), "sa_1", "p1", "also check arxiv", 0); err != nil || n != 2 {
 		t.Fatalf("enqueue: %d %v", n, err)
 	}
-	if s, _ := l.GetSubagent("sa_1"); s.Status != ledger.SubagentRunning || s.Turns != 2 {
+	if s, _ := l.GetSubagent(context.Background(), "sa_1"); s.Status != ledger.SubagentRunning || s.Turns != 2 {
 		t.Fatalf("during turn 1: %+v", s)
 	}
 	turn.Status, turn.Text, turn.Usage = ledger.TurnCompleted, "A is old", agentapi.Usage{InputTokens: 10, OutputTokens: 2}
@@ -55,16 +56,16 @@ func TestASubagentsTurnsInTheLedger(t *testing.T) {
 	if _, ok, _ := l.ClaimTurn(t.Context(), "sa_1", "p1"); ok {
 		t.Fatal("claimed a turn from an empty inbox")
 	}
-	s, _ := l.GetSubagent("sa_1")
+	s, _ := l.GetSubagent(context.Background(), "sa_1")
 	if s.Status != ledger.SubagentIdle || s.LastTurn != 2 || s.LastStatus != ledger.TurnCancelled || s.LastError != "interrupted" ||
 		s.Usage.InputTokens != 10 || s.Worktree == nil || s.Worktree.Branch != "wfrun/sa_1" {
 		t.Fatalf("after two turns: %+v", s)
 	}
-	turns, _ := l.Turns("sa_1")
+	turns, _ := l.Turns(context.Background(), "sa_1")
 	if len(turns) != 2 || turns[0].Text != "A is old" || turns[1].Status != ledger.TurnCancelled || turns[0].Ended == nil {
 		t.Fatalf("turns %+v", turns)
 	}
-	all, _ := l.Subagents("mcp")
+	all, _ := l.Subagents(context.Background(), "mcp")
 	if len(all) != 2 || all[0].ID != "sa_1" || all[1].ID != "sa_2" {
 		t.Fatalf("listing %+v", all)
 	}
@@ -91,11 +92,11 @@ func TestASubagentWhoseProcessDiedIsReadyWithItsHistory(t *testing.T) {
 	if n, err := l.SweepSubagents(t.Context()); err != nil || n != 1 {
 		t.Fatalf("sweep: %d %v", n, err)
 	}
-	s, _ := l.GetSubagent("sa_1")
+	s, _ := l.GetSubagent(context.Background(), "sa_1")
 	if s.Status != ledger.SubagentReady || s.Holder != "" {
 		t.Fatalf("after the sweep: %+v", s)
 	}
-	if t2, _ := l.GetTurn("sa_1", 2); t2.Status != ledger.TurnAbandoned || !strings.Contains(t2.Error, "send the message again") {
+	if t2, _ := l.GetTurn(context.Background(), "sa_1", 2); t2.Status != ledger.TurnAbandoned || !strings.Contains(t2.Error, "send the message again") {
 		t.Fatalf("the running turn: %+v", t2)
 	}
 	got, history, err := l.HoldSubagent(t.Context(), "sa_1", "alive")
@@ -108,7 +109,7 @@ func TestASubagentWhoseProcessDiedIsReadyWithItsHistory(t *testing.T) {
 	if err := l.ReleaseSubagent(t.Context(), "sa_1", "alive"); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := l.GetSubagent("sa_1"); s.Status != ledger.SubagentReady {
+	if s, _ := l.GetSubagent(context.Background(), "sa_1"); s.Status != ledger.SubagentReady {
 		t.Fatalf("released: %+v", s)
 	}
 }
@@ -134,17 +135,17 @@ func TestAnEndedSubagentTakesNoMessagesAndItsInboxIsCancelled(t *testing.T) {
 	if _, _, err := l.HoldSubagent(t.Context(), "sa_1", "p"); err == nil {
 		t.Fatal("an ended sub-agent was held")
 	}
-	turns, _ := l.Turns("sa_1")
+	turns, _ := l.Turns(context.Background(), "sa_1")
 	for _, tr := range turns {
 		if tr.Status != ledger.TurnCancelled {
 			t.Fatalf("turn %d is %s", tr.N, tr.Status)
 		}
 	}
-	s, _ := l.GetSubagent("sa_1")
+	s, _ := l.GetSubagent(context.Background(), "sa_1")
 	if s.Status != ledger.SubagentCancelled || s.EndedAt == nil || s.LastError != "closed by its parent" {
 		t.Fatalf("%+v", s)
 	}
-	if _, err := l.GetSubagent("sa_none"); !errors.Is(err, ledger.ErrNoSubagent) {
+	if _, err := l.GetSubagent(context.Background(), "sa_none"); !errors.Is(err, ledger.ErrNoSubagent) {
 		t.Fatalf("unknown: %v", err)
 	}
 }
@@ -161,11 +162,11 @@ func TestALongAnswerIsCutInTheLastReportAndKeptWholeInItsTurn(t *testing.T) {
 	if err := l.FinishTurn(t.Context(), "sa_1", turn, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := l.GetSubagent("sa_1")
+	s, _ := l.GetSubagent(context.Background(), "sa_1")
 	if want := strings.Repeat("é", ledger.ReportRunes) + "…"; s.LastReport != want {
 		t.Fatalf("the last report is %d runes, want the first %d and an ellipsis", len([]rune(s.LastReport)), ledger.ReportRunes)
 	}
-	if got, _ := l.GetTurn("sa_1", 1); got.Text != answer {
+	if got, _ := l.GetTurn(context.Background(), "sa_1", 1); got.Text != answer {
 		t.Fatalf("the turn keeps %d runes of the answer, not all %d", len([]rune(got.Text)), len([]rune(answer)))
 	}
 }
@@ -175,19 +176,19 @@ func TestEmptyListingsAreEmptyNotNil(t *testing.T) {
 	if err := l.Begin(t.Context(), ledger.Run{ID: "wf_0000000000000001", Owner: "cli", Name: "quiet"}); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := l.List(ledger.Filter{Owner: "nobody"})
+	runs, err := l.List(context.Background(), ledger.Filter{Owner: "nobody"})
 	if err != nil || runs == nil || len(runs) != 0 {
 		t.Fatalf("List: %#v %v", runs, err)
 	}
-	kids, err := l.Children("wf_0000000000000001")
+	kids, err := l.Children(context.Background(), "wf_0000000000000001")
 	if err != nil || kids == nil || len(kids) != 0 {
 		t.Fatalf("Children: %#v %v", kids, err)
 	}
-	subs, err := l.Subagents("nobody")
+	subs, err := l.Subagents(context.Background(), "nobody")
 	if err != nil || subs == nil || len(subs) != 0 {
 		t.Fatalf("Subagents: %#v %v", subs, err)
 	}
-	turns, err := l.Turns("sa_none")
+	turns, err := l.Turns(context.Background(), "sa_none")
 	if err != nil || turns == nil || len(turns) != 0 {
 		t.Fatalf("Turns: %#v %v", turns, err)
 	}

@@ -1,6 +1,7 @@
 package listing
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,18 +53,18 @@ type Shown struct {
 func Show(l *ledger.Ledger, id string) (Shown, error) {
 	var s Shown
 	var err error
-	if s.Run, err = l.Get(id); errors.Is(err, ledger.ErrNotFound) {
+	if s.Run, err = l.Get(context.Background(), id); errors.Is(err, ledger.ErrNotFound) {
 		return s, fmt.Errorf("%w; wfrun runs lists the runs of %s", err, l.Path())
 	} else if err != nil {
 		return s, err
 	}
-	s.Children, err = l.Children(s.Run.ID)
+	s.Children, err = l.Children(context.Background(), s.Run.ID)
 	if err == nil {
-		s.Timeline, err = l.Timeline(s.Run.ID)
+		s.Timeline, err = l.Timeline(context.Background(), s.Run.ID)
 	}
 	var retries []ledger.Run
 	if err == nil {
-		retries, err = l.List(ledger.Filter{ParentRun: s.Run.ID})
+		retries, err = l.List(context.Background(), ledger.Filter{ParentRun: s.Run.ID})
 	}
 	if err != nil {
 		return s, fmt.Errorf("the run ledger: %w", err)

@@ -1,6 +1,7 @@
 package listing
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -73,7 +74,7 @@ func StopAndWait(eng *engine.Engine, id, reason string) (r ledger.Run, stopped b
 	deadline := time.Now().Add(l.Lease() + time.Second)
 	for {
 		_, _ = eng.SweepRuns()
-		r, err := l.Get(id)
+		r, err := l.Get(context.Background(), id)
 		if err != nil {
 			return ledger.Run{}, false, err
 		}
@@ -99,6 +100,6 @@ func Note(eng *engine.Engine, id, text string) (Noted, error) {
 	if err := eng.Note(id, text); err != nil {
 		return Noted{}, err
 	}
-	tl, _ := eng.Ledger().Timeline(id)
+	tl, _ := eng.Ledger().Timeline(context.Background(), id)
 	return Noted{RunID: id, Timeline: tl}, nil
 }

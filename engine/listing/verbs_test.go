@@ -74,7 +74,7 @@ func TestLedgerVerbs_StopWaitsForTheRunAndNoteKeepsItsStatus(t *testing.T) {
 	if n := len(noted.Timeline); n == 0 || noted.Timeline[n-1].Detail != "look again tomorrow" || noted.RunID != run.ID() {
 		t.Fatalf("timeline %+v", noted.Timeline)
 	}
-	if got, _ := other.Ledger().Get(run.ID()); got.Status != ledger.RunCancelled {
+	if got, _ := other.Ledger().Get(context.Background(), run.ID()); got.Status != ledger.RunCancelled {
 		t.Fatalf("a note changed the status to %s", got.Status)
 	}
 	if _, err := listing.Note(other, run.ID(), " "); err == nil {

@@ -182,7 +182,7 @@ func TestServer_ASessionWithAnOwnerOfItsOwnClosesItsSubagentsWhenItEnds(t *testi
 		}
 		_ = cs.Close()
 		s.Wait()
-		if got, err := eng.Ledger().GetSubagent(e.ChildID); err != nil || got.Status != c.want {
+		if got, err := eng.Ledger().GetSubagent(context.Background(), e.ChildID); err != nil || got.Status != c.want {
 			t.Fatalf("owner %q: after the session the sub-agent is %+v (%v), want %s", c.owner, got, err, c.want)
 		}
 	}

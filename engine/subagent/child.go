@@ -197,7 +197,7 @@ func (m *Manager) runTurn(c *child, t ledger.Turn) bool {
 		history = nil // the history saved after the last turn stays
 	}
 	ferr := m.led.FinishTurn(m.record, c.row.ID, t, history, res.Worktree)
-	queued, _ := m.led.Queued(c.row.ID)
+	queued, _ := m.led.Queued(m.record, c.row.ID)
 
 	c.lock()
 	c.notifyLocked()
@@ -297,7 +297,7 @@ func (m *Manager) load(ctx context.Context, id string) (*child, error) {
 	delete(m.loading, id)
 	m.mu.Unlock()
 	if c != nil {
-		if n, _ := m.led.Queued(id); n > 0 {
+		if n, _ := m.led.Queued(m.record, id); n > 0 {
 			m.kick(c) // messages a dead or closed process left waiting
 		}
 	}

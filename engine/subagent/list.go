@@ -1,6 +1,7 @@
 package subagent
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -53,7 +54,7 @@ func (m *Manager) entry(s ledger.Subagent) Entry {
 		Model: s.Model, Provider: s.Provider, Turns: s.Turns, LastTurn: s.LastTurn, LastStatus: s.LastStatus,
 		LastReport: s.LastReport, LastError: s.LastError, Usage: s.Usage, Worktree: s.Worktree, CreatedAt: s.CreatedAt,
 		EndedAt: s.EndedAt}
-	e.Queued, _ = m.led.Queued(s.ID)
+	e.Queued, _ = m.led.Queued(context.Background(), s.ID)
 	if c := m.loaded(s.ID); c != nil {
 		e.RunningTurn = c.running()
 	}
@@ -71,7 +72,7 @@ func (m *Manager) List(caller Caller, scope Scope) ([]Entry, error) {
 		return nil, wferr.New(wferr.InvalidRequest, "scope must be %q or %q, not %q", ScopeChildren, ScopeDescendants, scope)
 	}
 	_, _ = m.led.SweepSubagents(m.ctx) // a child whose process died shows as ready
-	all, err := m.led.Subagents(caller.Owner)
+	all, err := m.led.Subagents(context.Background(), caller.Owner)
 	if err != nil {
 		return nil, wferr.Wrap(wferr.Internal, err, "cannot read the sub-agents from the ledger: %v", err)
 	}
@@ -108,7 +109,7 @@ func (m *Manager) Turns(caller Caller, id string) ([]ledger.Turn, error) {
 	if _, err := m.visible(caller, id); err != nil {
 		return nil, err
 	}
-	ts, err := m.led.Turns(id)
+	ts, err := m.led.Turns(context.Background(), id)
 	if err != nil {
 		return nil, wferr.Wrap(wferr.Internal, err, "cannot read the turns of %s: %v", id, err)
 	}

@@ -111,7 +111,7 @@ func result(t *testing.T, h *host, caller subagent.Caller, id string, turn int) 
 // "role:content" lines.
 func history(t *testing.T, h *host, id string) []string {
 	t.Helper()
-	data, _, err := h.eng.Ledger().History(id)
+	data, _, err := h.eng.Ledger().History(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -155,7 +155,7 @@ func (m *Manager) depthOf(caller Caller) (int, error) {
 	if caller.Child == "" {
 		return 1, nil
 	}
-	s, err := m.led.GetSubagent(caller.Child)
+	s, err := m.led.GetSubagent(context.Background(), caller.Child)
 	if err != nil || s.Owner != caller.Owner {
 		return 0, wferr.New(wferr.InvalidRequest, "the calling sub-agent %s is not known here", caller.Child)
 	}
@@ -164,7 +164,7 @@ func (m *Manager) depthOf(caller Caller) (int, error) {
 
 // refuseTooMany refuses a start past the owner's limit of live children.
 func (m *Manager) refuseTooMany(owner string) error {
-	all, err := m.led.Subagents(owner)
+	all, err := m.led.Subagents(context.Background(), owner)
 	if err != nil {
 		return wferr.Wrap(wferr.Internal, err, "cannot read the sub-agents from the ledger: %v", err)
 	}

@@ -136,11 +136,11 @@ func (m *Manager) pick(id string, n int) (TurnResult, error) {
 	var t ledger.Turn
 	if n > 0 {
 		var err error
-		if t, err = m.led.GetTurn(id, n); err != nil {
+		if t, err = m.led.GetTurn(context.Background(), id, n); err != nil {
 			return TurnResult{}, wferr.Wrap(wferr.InvalidRequest, err, "%v", err)
 		}
 	} else {
-		turns, err := m.led.Turns(id)
+		turns, err := m.led.Turns(context.Background(), id)
 		if err != nil || len(turns) == 0 {
 			return TurnResult{}, wferr.Wrap(wferr.Internal, err, "cannot read the turns of the sub-agent %s: %v", id, err)
 		}
@@ -152,11 +152,11 @@ func (m *Manager) pick(id string, n int) (TurnResult, error) {
 			}
 		}
 	}
-	s, err := m.led.GetSubagent(id)
+	s, err := m.led.GetSubagent(context.Background(), id)
 	if err != nil {
 		return TurnResult{}, wferr.Wrap(wferr.Internal, err, "%v", err)
 	}
-	queued, _ := m.led.Queued(id)
+	queued, _ := m.led.Queued(context.Background(), id)
 	return TurnResult{ChildID: id, Turn: t.N, Message: t.Message, Status: t.Status, Done: t.Status.Ended(), Text: t.Text,
 		Output: t.Output, Failure: t.Failure, Error: t.Error, Note: t.Note, Usage: t.Usage, Child: s.Status, Queued: queued}, nil
 }
@@ -176,7 +176,7 @@ func (m *Manager) CloseChild(ctx context.Context, caller Caller, id, reason stri
 	if !s.Status.Ended() {
 		m.closeTree(ctx, s, reason)
 	}
-	s, err = m.led.GetSubagent(id)
+	s, err = m.led.GetSubagent(context.WithoutCancel(ctx), id) // the close is done: say so
 	if err != nil {
 		return Entry{}, wferr.Wrap(wferr.Internal, err, "%v", err)
 	}
@@ -187,7 +187,9 @@ func (m *Manager) CloseChild(ctx context.Context, caller Caller, id, reason stri
 // descendants: for an owner nobody will ever speak for again (an MCP
 // session with an owner of its own has ended).
 func (m *Manager) CloseAll(ctx context.Context, owner, reason string) {
-	all, err := m.led.Subagents(owner)
+	// Closing goes on when the caller has given up: read and write
+	// without its cancellation, as closeTree does.
+	all, err := m.led.Subagents(context.WithoutCancel(ctx), owner)
 	if err != nil {
 		return
 	}
@@ -200,7 +202,7 @@ func (m *Manager) CloseAll(ctx context.Context, owner, reason string) {
 
 // closeTree closes s after its descendants.
 func (m *Manager) closeTree(ctx context.Context, s ledger.Subagent, reason string) {
-	all, _ := m.led.Subagents(s.Owner)
+	all, _ := m.led.Subagents(context.WithoutCancel(ctx), s.Owner)
 	for _, d := range all {
 		if d.Parent == s.ID && !d.Status.Ended() {
 			m.closeTree(ctx, d, "its parent "+s.ID+" was closed")
@@ -262,7 +264,7 @@ func (m *Manager) direct(caller Caller, id, verb string) (ledger.Subagent, error
 
 // visible returns id when it is caller's child or a descendant of one.
 func (m *Manager) visible(caller Caller, id string) (ledger.Subagent, error) {
-	s, err := m.led.GetSubagent(id)
+	s, err := m.led.GetSubagent(context.Background(), id)
 	if err == nil && s.Owner == caller.Owner && m.descends(s, caller.Child) {
 		return s, nil
 	}
@@ -280,7 +282,7 @@ func (m *Manager) descends(s ledger.Subagent, ancestor string) bool {
 		if s.Parent == ancestor {
 			return true
 		}
-		next, err := m.led.GetSubagent(s.Parent)
+		next, err := m.led.GetSubagent(context.Background(), s.Parent)
 		if err != nil {
 			return false
 		}

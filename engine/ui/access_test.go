@@ -1,6 +1,7 @@
 package ui_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -146,7 +147,7 @@ return await agent('Tell me.')`, "", 0)
 			}
 		})
 	}
-	tl, _ := r.eng.Ledger().Timeline(res.RunID)
+	tl, _ := r.eng.Ledger().Timeline(context.Background(), res.RunID)
 	notes := 0
 	for _, ev := range tl {
 		if ev.Kind == "follow_up" {

@@ -76,7 +76,7 @@ func (s *Server) eventStream(w http.ResponseWriter, r *http.Request) {
 		s.message(w, r, http.StatusNotFound, "No such run", quote(id)+" is not a run id (wf_ and 16 hex digits).")
 		return
 	}
-	run, err := s.cfg.Engine.Ledger().Get(id)
+	run, err := s.cfg.Engine.Ledger().Get(r.Context(), id)
 	if err != nil {
 		s.runError(w, r, fmt.Errorf("the ledger holds no run %s: %w", id, errNoRun))
 		return
@@ -213,7 +213,7 @@ func (s *Server) ledgerStream(w http.ResponseWriter, r *http.Request) {
 
 // ledgerDigest sums what the list shows of every run.
 func (s *Server) ledgerDigest() ([sha256.Size]byte, bool) {
-	runs, err := s.cfg.Engine.Ledger().List(ledger.Filter{Limit: listLimit})
+	runs, err := s.cfg.Engine.Ledger().List(context.Background(), ledger.Filter{Limit: listLimit})
 	if err != nil {
 		return [sha256.Size]byte{}, false
 	}

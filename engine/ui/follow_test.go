@@ -193,7 +193,7 @@ return await agent('Tell me.')`, "", 0)
 	if ev := s.next("changed"); ev.name != "changed" {
 		t.Fatalf("the list's stream sent %+v", ev)
 	}
-	rows, _ := r.eng.Ledger().List(ledger.Filter{})
+	rows, _ := r.eng.Ledger().List(ctx, ledger.Filter{})
 	if len(rows) != 1 {
 		t.Fatalf("%d runs", len(rows))
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -112,7 +113,7 @@ func (s *Server) list(status ledger.RunStatus, name, problem string) listPage {
 	}
 	s.sweep()
 	l := s.cfg.Engine.Ledger()
-	runs, err := l.List(ledger.Filter{Status: status})
+	runs, err := l.List(context.Background(), ledger.Filter{Status: status})
 	if err != nil {
 		p.Error = "the run ledger cannot be read: " + err.Error()
 		return p
@@ -148,7 +149,7 @@ func (s *Server) list(status ledger.RunStatus, name, problem string) listPage {
 }
 
 func (row *listRow) fromChildren(l *ledger.Ledger) {
-	kids, err := l.Children(row.ID)
+	kids, err := l.Children(context.Background(), row.ID)
 	if err != nil {
 		return
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,7 +94,7 @@ func (s *Server) loadRun(id string) (*runView, error) {
 	}
 	s.sweep()
 	l := s.cfg.Engine.Ledger()
-	r, err := l.Get(id)
+	r, err := l.Get(context.Background(), id)
 	if errors.Is(err, ledger.ErrNotFound) {
 		return nil, fmt.Errorf("the ledger %s holds no run %s: %w", l.Path(), id, errNoRun)
 	}
@@ -102,12 +103,12 @@ func (s *Server) loadRun(id string) (*runView, error) {
 	}
 	v := &runView{Run: r, Group: GroupOf(r.Status), Now: s.cfg.Now(), Live: r.Status == ledger.RunRunning}
 	v.StartedAgo = v.Now.Sub(r.CreatedAt)
-	kids, err := l.Children(id)
+	kids, err := l.Children(context.Background(), id)
 	if err == nil {
-		v.Timeline, err = l.Timeline(id)
+		v.Timeline, err = l.Timeline(context.Background(), id)
 	}
 	if err == nil {
-		v.Retries, err = l.List(ledger.Filter{ParentRun: id})
+		v.Retries, err = l.List(context.Background(), ledger.Filter{ParentRun: id})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the run ledger cannot be read: %w", err)

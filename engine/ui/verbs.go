@@ -110,7 +110,7 @@ func (s *Server) verb(w http.ResponseWriter, r *http.Request) {
 	}
 	eng := s.cfg.Engine
 	s.sweep()
-	before, err := eng.Ledger().Get(id)
+	before, err := eng.Ledger().Get(r.Context(), id)
 	if errors.Is(err, ledger.ErrNotFound) {
 		fail(http.StatusNotFound, "the ledger holds no run "+id)
 		return
@@ -152,7 +152,7 @@ func (s *Server) verb(w http.ResponseWriter, r *http.Request) {
 		fail(verbStatus(err), sentence(err))
 		return
 	}
-	if after, err := eng.Ledger().Get(id); err == nil {
+	if after, err := eng.Ledger().Get(r.Context(), id); err == nil {
 		ans.Status = after.Status
 	}
 	ans.OK = true

@@ -60,7 +60,7 @@ return await agent('Tell me.')`, "", 0)
 	if a := r.get("/runs/" + done.RunID + "/stop"); a.code != http.StatusNotFound && a.code != http.StatusMethodNotAllowed {
 		t.Errorf("a GET applied a verb: %d", a.code)
 	}
-	if row, _ := r.eng.Ledger().Get(done.RunID); row.Status != ledger.RunCompleted {
+	if row, _ := r.eng.Ledger().Get(context.Background(), done.RunID); row.Status != ledger.RunCompleted {
 		t.Errorf("a refused verb changed the run: %s", row.Status)
 	}
 }
@@ -82,7 +82,7 @@ func TestStopOnARunOfAnotherProcessCancelsItAtItsNextHeartbeat(t *testing.T) {
 		t.Fatalf("the stopped run: %+v", res)
 	}
 	waitFor(t, "the ledger to show the run cancelled", func() bool {
-		row, _ := r.eng.Ledger().Get(run.ID())
+		row, _ := r.eng.Ledger().Get(context.Background(), run.ID())
 		return row.Status == ledger.RunCancelled
 	})
 	if page := r.get("/runs/" + run.ID()); !strings.Contains(page.body, `id="run-status" class="badge st-cancelled"`) {
@@ -99,10 +99,10 @@ func TestRetryStartsANewRunInThisProcessLinkedToTheOldOne(t *testing.T) {
 		t.Fatalf("retry: %d %s", a.code, a.body)
 	}
 	waitFor(t, "the retry to settle", func() bool {
-		row, err := r.eng.Ledger().Get(got.NewRunID)
+		row, err := r.eng.Ledger().Get(context.Background(), got.NewRunID)
 		return err == nil && row.Status != ledger.RunRunning
 	})
-	row, _ := r.eng.Ledger().Get(got.NewRunID)
+	row, _ := r.eng.Ledger().Get(context.Background(), got.NewRunID)
 	if row.ParentRun != failed.RunID || row.Agents.Replayed != 1 {
 		t.Errorf("the retry's row: %+v", row)
 	}
@@ -125,10 +125,10 @@ return await agent('Tell me.')`, "", 0)
 		t.Fatalf("continue: %d %s", a.code, a.body)
 	}
 	waitFor(t, "the continued run to settle", func() bool {
-		row, _ := r.eng.Ledger().Get(res.RunID)
+		row, _ := r.eng.Ledger().Get(context.Background(), res.RunID)
 		return row.Status == ledger.RunCompleted
 	})
-	row, _ := r.eng.Ledger().Get(res.RunID)
+	row, _ := r.eng.Ledger().Get(context.Background(), res.RunID)
 	if row.Agents.Replayed != 1 {
 		t.Errorf("the continued run replayed %d agents, want 1", row.Agents.Replayed)
 	}
