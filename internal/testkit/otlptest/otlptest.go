@@ -42,10 +42,9 @@ type Collector struct {
 	*httptest.Server
 	t testing.TB
 
-	mu       sync.Mutex
-	spans    []Span
-	requests int
-	arrived  chan struct{} // signalled (non-blocking) after each request
+	mu      sync.Mutex
+	spans   []Span
+	arrived chan struct{} // signalled (non-blocking) after each request
 }
 
 // New starts a collector on a free loopback port.
@@ -92,7 +91,6 @@ func (c *Collector) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.mu.Lock()
-	c.requests++
 	for _, rs := range req.ResourceSpans {
 		res := map[string]string{}
 		if rs.Resource != nil {
@@ -125,13 +123,6 @@ func (c *Collector) Spans() []Span {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]Span(nil), c.spans...)
-}
-
-// Requests is how many exports arrived.
-func (c *Collector) Requests() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.requests
 }
 
 // WaitFor waits until at least n spans have arrived or timeout passes, and

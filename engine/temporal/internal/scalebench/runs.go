@@ -19,15 +19,6 @@ const script = `export const meta = {name: 'scalebench', description: 'four agen
 const answers = await Promise.all([1, 2, 3, 4].map(n => agent(args.tag + ' agent ' + n)))
 return answers.length`
 
-// prompts are the prompts of the run tagged tag.
-func prompts(tag string) []string {
-	out := make([]string, agentsPerRun)
-	for i := range out {
-		out[i] = fmt.Sprintf("%s agent %d", tag, i+1)
-	}
-	return out
-}
-
 // startRuns starts n runs tagged prefix-0 … prefix-(n-1), a few at a time,
 // and returns them in that order.
 func startRuns(ctx context.Context, c *wftemporal.Client, prefix string, n int) ([]*wftemporal.Run, error) {
